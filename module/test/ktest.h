@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small kselftest-style framework for the in-kernel test module: the
+ * cases run at module load, each reports one KTAP line, and the load fails
+ * if any case failed, so "insmod" alone tells pass or fail.
+ */
+#ifndef _ORDSCHED_KTEST_H
+#define _ORDSCHED_KTEST_H
+
+#include <linux/printk.h>
+#include <linux/types.h>
+
+struct ktest {
+	const char *name;
+	bool failed;
+	bool skipped;
+	const char *skip_reason;
+};
+
+struct ktest_case {
+	const char *name;
+	void (*run)(struct ktest *t);
+};
+
+void ktest_fail(struct ktest *t, const char *file, int line,
+		const char *fmt, ...) __printf(4, 5);
+int ktest_run_all(const struct ktest_case *cases, unsigned int n,
+		  const char *filter);
+
+#define KT_CASE(fn) { .name = #fn, .run = fn }
+
+/* Record a failure unless @cond holds; evaluates to @cond. */
+#define KT_EXPECT(t, cond) ({						\
+	bool __ok = !!(cond);						\
+	if (!__ok)							\
+		ktest_fail(t, __FILE__, __LINE__, "expected %s", #cond);\
+	__ok;								\
+})
+
+/* Record a failure unless @a == @b (as u64); evaluates to the equality. */
+#define KT_EXPECT_EQ(t, a, b) ({					\
+	u64 __a = (u64)(a), __b = (u64)(b);				\
+	if (__a != __b)							\
+		ktest_fail(t, __FILE__, __LINE__,			\
+			   "%s == %llu, expected %s == %llu",		\
+			   #a, __a, #b, __b);				\
+	__a == __b;							\
+})
+
+#define KT_SKIP(t, why) do {						\
+	(t)->skipped = true;						\
+	(t)->skip_reason = (why);					\
+} while (0)
+
+#endif /* _ORDSCHED_KTEST_H */
