@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/ordsched node: it exists with the documented mode, opens and
+ * closes, refuses what it does not know, and pins the module while open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/ordsched.h>
+
+#include "kselftest_harness.h"
+
+#define DEV_PATH "/dev/" ORDSCHED_DEVICE_NAME
+#define MISC_MAJOR 10
+
+TEST(node_is_world_rw_misc_chardev)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(DEV_PATH, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0666U, st.st_mode & 07777);
+	EXPECT_EQ((unsigned int)MISC_MAJOR, major(st.st_rdev));
+}
+
+TEST(open_close)
+{
+	int fd1, fd2;
+
+	fd1 = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd1);
+	fd2 = open(DEV_PATH, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(0, close(fd2));
+	EXPECT_EQ(0, close(fd1));
+}
+
+TEST(not_seekable)
+{
+	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	close(fd);
+}
+
+TEST(unknown_ioctl_is_enotty)
+{
+	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	/* Our type, a number no command uses. */
+	EXPECT_EQ(-1, ioctl(fd, _IOWR(ORDSCHED_IOC_MAGIC, 0xff, __u64), 0));
+	EXPECT_EQ(ENOTTY, errno);
+	/* Another driver's type. */
+	EXPECT_EQ(-1, ioctl(fd, _IO('T', 1), 0));
+	EXPECT_EQ(ENOTTY, errno);
+	close(fd);
+}
+
+static int delete_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK);
+}
+
+static int load_module(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return ret;
+}
+
+/*
+ * An open descriptor holds a reference on the module: rmmod fails while it
+ * is open and succeeds once it is closed. The module is loaded again from
+ * $ORDSCHED_MODDIR so later tests find it.
+ */
+TEST(open_fd_pins_module)
+{
+	const char *dir = getenv("ORDSCHED_MODDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir)
+		SKIP(return, "ORDSCHED_MODDIR not set: will not unload the module");
+	snprintf(path, sizeof(path), "%s/ordsched.ko", dir);
+
+	fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, delete_module("ordsched"));
+	EXPECT_EQ(EWOULDBLOCK, errno);
+	EXPECT_EQ(0, access(DEV_PATH, F_OK));
+	EXPECT_EQ(0, close(fd));
+
+	ASSERT_EQ(0, delete_module("ordsched"));
+	EXPECT_EQ(-1, access(DEV_PATH, F_OK));
+	ASSERT_EQ(0, load_module(path));
+	EXPECT_EQ(0, access(DEV_PATH, F_OK));
+}
+
+TEST_HARNESS_MAIN

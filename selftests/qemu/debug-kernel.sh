@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the debug kernel from linux-source-6.1: tinyconfig plus debug.config
+# (KASAN, lockdep, kmemleak, UBSAN, debug objects, ...). The result is cached
+# under BUILD_DIR/debug and reused while the source package and the config
+# fragment are unchanged. Prints KDIR=... and IMAGE=... on success.
+#
+# usage: debug-kernel.sh BUILD_DIR
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(mkdir -p "${1:?usage: debug-kernel.sh BUILD_DIR}" && cd "$1" && pwd)
+src=$("$here/kernel-source.sh" "$build")
+out=$build/debug/linux
+jobs=$(($(nproc) + 1))
+
+key=$( { cat "$src/.ordsched-version"; cat "$here/debug.config"; } | sha256sum | cut -c1-16)
+if [ "$(cat "$out/.ordsched-key" 2>/dev/null)" != "$key" ]; then
+	echo "debug-kernel: building (config $key), a few minutes" >&2
+	rm -rf "$out" && mkdir -p "$out"
+	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig >&2
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
+		"$out/.config" "$here/debug.config" >/dev/null
+	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >&2
+	# Every option the fragment asks for must have survived olddefconfig.
+	while IFS='=' read -r opt val; do
+		case "$val" in
+		n) ! grep -q "^$opt=" "$out/.config" ;;
+		*) grep -qx "$opt=$val" "$out/.config" ;;
+		esac || { echo "debug-kernel: $opt=$val not applied" >&2; exit 1; }
+	done < <(grep -E '^CONFIG_' "$here/debug.config")
+	make -s -C "$out" ARCH=x86_64 -j"$jobs" bzImage modules >&2
+	echo "$key" > "$out/.ordsched-key"
+else
+	echo "debug-kernel: reusing $out (config $key)" >&2
+fi
+
+echo "KDIR=$out"
+echo "IMAGE=$out/arch/x86/boot/bzImage"
+echo "KVER=$(cat "$out/include/config/kernel.release")"

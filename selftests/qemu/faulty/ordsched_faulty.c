@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordsched_faulty: a deliberately broken module for the guest runner's
+ * self-check. Each value of fault= commits one kind of bug the runner must
+ * report as a failure; a runner that stays green here proves nothing.
+ *
+ *	warn	WARN_ON(1) at load
+ *	leak	allocate at load and lose the pointer (kmemleak)
+ *	uaf	read freed memory at load (KASAN)
+ *	hang	block uninterruptibly at load (hung task, guest timeout)
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bug.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+static char *fault = "";
+module_param(fault, charp, 0444);
+MODULE_PARM_DESC(fault, "warn, leak, uaf or hang");
+
+static void *volatile sink;
+
+static int __init ordsched_faulty_init(void)
+{
+	char *p;
+
+	pr_info("injecting fault '%s'\n", fault);
+	if (!strcmp(fault, "warn")) {
+		WARN_ON(1);
+	} else if (!strcmp(fault, "leak")) {
+		p = kmalloc(128, GFP_KERNEL);
+		if (p)
+			memset(p, 0x5a, 128);
+		sink = p;
+		sink = NULL;
+	} else if (!strcmp(fault, "uaf")) {
+		p = kmalloc(64, GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		sink = p;
+		kfree(p);
+		pr_info("read after free: %d\n", READ_ONCE(((char *)sink)[8]));
+	} else if (!strcmp(fault, "hang")) {
+		for (;;)
+			msleep(1000 * 1000);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+module_init(ordsched_faulty_init);
+
+MODULE_DESCRIPTION("Deliberately faulty module for the ordsched test harness self-check");
+MODULE_LICENSE("GPL");

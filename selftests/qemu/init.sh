@@ -1,0 +1,159 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test guest. Loads the modules, runs the in-kernel and the
+# userspace tests, unloads, checks for leaks and powers off. Results go to
+# the second serial port (/dev/ttyS1), one per line, for run.sh to judge:
+#
+#	plan NAME		a result named NAME must follow
+#	plan-count PREFIX N	N results named PREFIX.* must follow
+#	ok NAME | not ok NAME | skip NAME [# why]
+#	log TEXT		diagnostics, shown by run.sh
+#	END			the guest finished (a missing END is a crash or hang)
+#
+# The kernel command line chooses what to do: ordsched_mode=check|run|
+# selfcheck, ordsched_fault=warn|leak|uaf|hang for the self-check.
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+exec 3>/dev/ttyS1
+
+MODDIR=/lib/ordsched
+TESTDIR=/usr/lib/ordsched/selftests
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+say() { echo "$*" >&3; }
+res() { # res STATUS NAME: STATUS is a command's exit code
+	if [ "$1" = 0 ]; then say "ok $2"; else say "not ok $2 # exit $1"; fi
+}
+finish() {
+	say END
+	sync
+	reboot -f
+	sleep 60
+}
+
+# Hung tasks are reported after 10 s instead of 120 s; any report fails
+# the run on the host side.
+echo 10 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+echo 1 > /proc/sys/kernel/hung_task_panic 2>/dev/null
+
+say "log kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
+
+# Forget leak suspects from boot: only what the tests leave counts.
+kmemleak_reset() {
+	[ -w $KMEMLEAK ] || return 0
+	echo scan > $KMEMLEAK
+	echo clear > $KMEMLEAK
+}
+
+kmemleak_check() {
+	[ -w $KMEMLEAK ] || return 0
+	say "plan kmemleak.clean"
+	# Two scans: an object must look unreferenced in both to be reported.
+	echo scan > $KMEMLEAK
+	sleep 1
+	echo scan > $KMEMLEAK
+	if [ -s $KMEMLEAK ]; then
+		echo "kmemleak: suspected leaks after the run:"
+		cat $KMEMLEAK
+		cat $KMEMLEAK | sed 's/^/log /' >&3
+		say "not ok kmemleak.clean"
+	else
+		say "ok kmemleak.clean"
+	fi
+}
+
+# Run the in-kernel test module and forward its KTAP lines.
+run_ktest() {
+	say "plan ktest.load"
+	dmesg -c > /dev/null
+	insmod $MODDIR/ordsched_test.ko
+	st=$?
+	dmesg | sed -n 's/^.*ordsched_test: //p' > /tmp/ktest.tap
+	while read -r line; do
+		case "$line" in
+		1..*) say "plan-count ktest ${line#1..}" ;;
+		"not ok "*) set -- $line; say "not ok ktest.$4" ;;
+		"ok "*"# SKIP"*) set -- $line; say "skip ktest.$3 # ${line#*# SKIP }" ;;
+		"ok "*) set -- $line; say "ok ktest.$3" ;;
+		"#"*) say "log ktest: $line" ;;
+		esac
+	done < /tmp/ktest.tap
+	res $st ktest.load
+	if [ $st = 0 ]; then
+		say "plan ktest.unload"
+		rmmod ordsched_test
+		res $? ktest.unload
+	fi
+}
+
+# Run one kselftest_harness program and forward its TAP lines.
+run_selftest() {
+	prog=$1
+	name=${prog##*/}
+	timeout=$(sed -n 's/^timeout=//p' $TESTDIR/settings 2>/dev/null)
+	say "plan $name.exit"
+	ORDSCHED_MODDIR=$MODDIR timeout "${timeout:-300}" "$prog" > /tmp/$name.tap 2>&1
+	st=$?
+	while read -r line; do
+		case "$line" in
+		1..*) say "plan-count $name ${line#1..}" ;;
+		"not ok "*) set -- $line; say "not ok $name.$4" ;;
+		"ok "*"# SKIP"*) set -- $line; say "skip $name.$3 # ${line#*# SKIP }" ;;
+		"ok "*) set -- $line; say "ok $name.$3" ;;
+		"#"*) say "log $name: $line" ;;
+		esac
+	done < /tmp/$name.tap
+	# kselftest exit codes: 0 pass, 4 skip; anything else is a failure.
+	[ $st = 4 ] && st=0
+	res $st $name.exit
+}
+
+mode_check() {
+	kmemleak_reset
+	say "plan module.load"
+	insmod $MODDIR/ordsched.ko
+	res $? module.load
+	run_ktest
+	for prog in $TESTDIR/*; do
+		[ -x "$prog" ] && [ -f "$prog" ] && run_selftest "$prog"
+	done
+	say "plan module.unload"
+	rmmod ordsched
+	res $? module.unload
+	kmemleak_check
+}
+
+mode_run() {
+	say "plan demo"
+	/usr/lib/ordsched/demo.sh 2>&1 | sed 's/^/log /' >&3
+	# pipefail is not in busybox sh: demo.sh leaves its status here.
+	res "$(cat /tmp/demo.status 2>/dev/null || echo 1)" demo
+	kmemleak_check
+}
+
+mode_selfcheck() {
+	kmemleak_reset
+	say "plan faulty.load"
+	insmod $MODDIR/ordsched_faulty.ko fault="$ordsched_fault"
+	res $? faulty.load
+	kmemleak_check
+}
+
+case "$ordsched_mode" in
+check) mode_check ;;
+run) mode_run ;;
+selfcheck) mode_selfcheck ;;
+*) say "not ok guest.mode # unknown ordsched_mode '$ordsched_mode'" ;;
+esac
+finish

@@ -1,0 +1,242 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers of run.sh: build, boot and judge. Sourced, not run.
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+
+# What ends a run as failed whatever the tests said: any report of the
+# kernel's own checkers in the guest console.
+SPLAT_RE='BUG:|WARNING:|Oops|general protection fault|kernel BUG|KASAN:|UBSAN:'
+SPLAT_RE+='|possible circular locking|possible recursive locking'
+SPLAT_RE+='|inconsistent lock state|suspicious RCU usage|ODEBUG: [a-z]'
+SPLAT_RE+='|blocked for more than|self-detected stall|rcu_.*detected stalls'
+SPLAT_RE+='|soft lockup|hard LOCKUP|workqueue lockup|unreferenced object'
+SPLAT_RE+='|new suspected memory leak|Kernel panic|list_add corruption'
+SPLAT_RE+='|list_del corruption|scheduling while atomic'
+SPLAT_RE+='|sleeping function called from invalid context|Call Trace:'
+
+kernel_var() { # kernel_var KERNEL NAME
+	local v="K_${1}_$2"
+	echo "${!v}"
+}
+
+prepare_kernel() { # prepare_kernel stock|debug: sets K_<k>_{IMAGE,KDIR,KVER}
+	local k=$1 out
+	case $k in
+	stock)
+		K_stock_KVER=$STOCK_KVER
+		K_stock_KDIR=$STOCK_KDIR
+		K_stock_IMAGE=$build/stock/vmlinuz-$STOCK_KVER
+		K_stock_APPEND=
+		;;
+	debug)
+		step "debug kernel"
+		out=$("$here/debug-kernel.sh" "$build") || return 1
+		K_debug_KDIR=$(sed -n 's/^KDIR=//p' <<<"$out")
+		K_debug_IMAGE=$(sed -n 's/^IMAGE=//p' <<<"$out")
+		K_debug_KVER=$(sed -n 's/^KVER=//p' <<<"$out")
+		K_debug_APPEND="panic_on_warn=1"
+		;;
+	esac
+}
+
+build_userspace() {
+	local src ksft=$build/kselftest
+	src=$("$here/kernel-source.sh" "$build") || return 1
+	mkdir -p "$ksft"
+	cp "$src"/tools/testing/selftests/{kselftest_harness.h,kselftest.h} "$ksft/"
+	rm -rf "$build/user" && mkdir -p "$build/user"
+	make -s -C "$top/selftests/ordsched" OUTPUT="$build/user/selftests" \
+		KSFT_DIR="$ksft" LDFLAGS=-static >&2 || return 1
+	make -s -C "$top/userspace" OUTPUT="$build/user" LDFLAGS=-static >&2
+}
+
+# Copy the module sources aside: one tree builds against one kernel.
+copy_sources() { # copy_sources DEST PATH...
+	local dest=$1
+	shift
+	rm -rf "$dest" && mkdir -p "$dest"
+	tar -C "$top" --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.d' \
+		-cf - "$@" | tar -C "$dest" -xf -
+}
+
+build_modules() { # build_modules KERNEL
+	local k=$1 kdir
+	kdir=$(kernel_var "$k" KDIR)
+	copy_sources "$build/$k/mod" Kbuild module uapi || return 1
+	make -s -C "$kdir" M="$build/$k/mod" W=1 KCFLAGS=-Werror modules >&2 || return 1
+	copy_sources "$build/$k/faulty" selftests/qemu/faulty || return 1
+	make -s -C "$kdir" M="$build/$k/faulty/selftests/qemu/faulty" \
+		W=1 KCFLAGS=-Werror modules >&2
+}
+
+build_initrd() { # build_initrd KERNEL
+	local k=$1 root=$build/$1/initrd
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,lib/ordsched,usr/bin}
+	mkdir -p "$root/usr/lib/ordsched/selftests"
+	cp /bin/busybox "$root/bin/busybox"
+	mknod -m 600 "$root/dev/console" c 5 1
+	cp "$here/init.sh" "$root/init"
+	cp "$here/demo.sh" "$root/usr/lib/ordsched/demo.sh"
+	cp "$build/$k"/mod/*.ko "$build/$k"/faulty/selftests/qemu/faulty/*.ko \
+		"$root/lib/ordsched/"
+	cp "$build/user/selftests"/* "$root/usr/lib/ordsched/selftests/"
+	cp "$top/selftests/ordsched/settings" "$root/usr/lib/ordsched/selftests/"
+	find "$build/user" -maxdepth 1 -type f -perm -u+x \
+		-exec cp {} "$root/usr/bin/" \;
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
+		> "$build/$k/initrd.gz"
+}
+
+# boot KERNEL MODE TIMEOUT [LABEL [APPEND...]]: results in $build/logs/LABEL
+boot() {
+	local k=$1 mode=$2 limit=$3 label=${4:-$1/$2}
+	local out=$build/logs/$label
+	shift 4 2>/dev/null || shift $#
+	rm -rf "$out" && mkdir -p "$out"
+	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
+		-accel tcg -cpu max -smp 2 -m 2G -nodefaults -display none \
+		-no-reboot -monitor none \
+		-kernel "$(kernel_var "$k" IMAGE)" -initrd "$build/$k/initrd.gz" \
+		-serial "file:$out/console.raw" -serial "file:$out/results.raw" \
+		-append "console=ttyS0 panic=-1 oops=panic log_buf_len=4M \
+$(kernel_var "$k" APPEND) ordsched_mode=$mode $*" \
+		</dev/null >"$out/qemu.log" 2>&1
+	echo $? > "$out/qemu.status"
+	tr -d '\r' < "$out/console.raw" > "$out/console.log"
+	tr -d '\r' < "$out/results.raw" > "$out/results.log"
+	[ "$verbose" = 1 ] && sed "s|^|[$label] |" "$out/console.log" >&2
+	return 0
+}
+
+# evaluate LABEL: turn what the guest said into $out/verdict, one result
+# a line, "ok NAME", "not ok NAME # why" or "skip NAME # why".
+evaluate() {
+	local out=$build/logs/$1 line name prefix why ended=0 status
+	local -A planned=() seen=() pcount=() count=()
+	local -a order=()
+	: > "$out/verdict"
+	: > "$out/diag"
+	while IFS= read -r line; do
+		case "$line" in
+		"plan-count "*)
+			set -- $line
+			pcount[$2]=$3
+			;;
+		"plan "*)
+			name=${line#plan }
+			planned[$name]=1
+			order+=("$name")
+			;;
+		"ok "* | "not ok "* | "skip "*)
+			name=${line#not }
+			name=${name#ok }
+			name=${name#skip }
+			name=${name%% *}
+			seen[$name]=1
+			if [ -z "${planned[$name]:-}" ]; then
+				prefix=${name%%.*}
+				count[$prefix]=$((${count[$prefix]:-0} + 1))
+			fi
+			echo "$line" >> "$out/verdict"
+			;;
+		"log "*) echo "${line#log }" >> "$out/diag" ;;
+		END) ended=1 ;;
+		esac
+	done < "$out/results.log"
+
+	for name in "${order[@]}"; do
+		[ -n "${seen[$name]:-}" ] ||
+			echo "not ok $name # planned, never reported" >> "$out/verdict"
+	done
+	for prefix in "${!pcount[@]}"; do
+		[ "${count[$prefix]:-0}" = "${pcount[$prefix]}" ] ||
+			echo "not ok $prefix.plan # ${pcount[$prefix]} planned, ${count[$prefix]:-0} reported" >> "$out/verdict"
+	done
+
+	status=$(cat "$out/qemu.status")
+	if [ $ended = 1 ]; then
+		echo "ok guest.finished" >> "$out/verdict"
+	elif [ "$status" = 124 ] || [ "$status" = 137 ]; then
+		echo "not ok guest.finished # timed out: the guest hung" >> "$out/verdict"
+	else
+		echo "not ok guest.finished # the guest stopped early (qemu exit $status): crash?" >> "$out/verdict"
+	fi
+
+	grep -nE "$SPLAT_RE" "$out/console.log" > "$out/splats"
+	if [ -s "$out/splats" ]; then
+		why=$(head -n1 "$out/splats" | cut -d: -f2- | sed 's/^\[[ 0-9.]*\] //')
+		echo "not ok guest.kernel_log # $(wc -l < "$out/splats") splat lines, first: $why" >> "$out/verdict"
+	else
+		echo "ok guest.kernel_log" >> "$out/verdict"
+	fi
+}
+
+result() { # result STATUS NAME [# why]
+	case "$1" in
+	ok) PASSED=$((PASSED + 1)) ;;
+	skip) SKIPPED=$((SKIPPED + 1)) ;;
+	*) FAILED=$((FAILED + 1)) ;;
+	esac
+	echo "$*"
+}
+
+# judge KERNEL LABEL: print every result of a boot, with diagnostics
+# (guest log, splats, console tail) when anything failed.
+judge() {
+	local k=$1 label=$2 out=$build/logs/$2 line st rest bad=0
+	evaluate "$label"
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "*) st="not ok" rest=${line#not ok } bad=1 ;;
+		"ok "*) st=ok rest=${line#ok } ;;
+		"skip "*) st=skip rest=${line#skip } ;;
+		esac
+		result "$st" "$k: $rest"
+	done < "$out/verdict"
+	if [ "$mode" = run ] || [ $bad = 1 ]; then
+		sed 's/^/# /' "$out/diag"
+	fi
+	[ $bad = 1 ] || return 0
+	if [ -s "$out/splats" ]; then
+		echo "# kernel splats in $out/console.log:"
+		head -n 40 "$out/splats" | sed 's/^/#   /'
+	fi
+	echo "# last lines of $out/console.log:"
+	tail -n 60 "$out/console.log" | sed 's/^/#   /'
+}
+
+# One self-check: boot with a faulty module and demand that the harness
+# reports the fault, in the way named by WANT (a verdict line pattern).
+selfcheck_one() { # selfcheck_one KERNEL FAULT TIMEOUT WANT
+	local k=$1 fault=$2 label=$1/selfcheck-$2 want=$4
+	boot "$k" selfcheck "$3" "$label" "ordsched_fault=$fault"
+	evaluate "$label"
+	if grep -qE "$want" "$build/logs/$label/verdict"; then
+		result ok "$k: selfcheck.$fault # caught: $(grep -m1 -E "$want" "$build/logs/$label/verdict")"
+	else
+		result "not ok" "$k: selfcheck.$fault # a faulty module went unnoticed"
+		sed 's/^/#   /' "$build/logs/$label/verdict"
+	fi
+}
+
+selfcheck() { # selfcheck KERNEL
+	local k=$1
+	step "$k kernel: harness self-check (each fault must be caught)"
+	selfcheck_one "$k" warn 300 '^not ok guest.kernel_log # .*WARNING:'
+	selfcheck_one "$k" hang 300 '^not ok guest.(finished|kernel_log) # .*(hung|blocked for more than)'
+	if [ "$k" = debug ]; then
+		selfcheck_one "$k" leak 300 '^not ok kmemleak.clean'
+		selfcheck_one "$k" uaf 300 '^not ok guest.kernel_log # .*KASAN'
+	fi
+}
+
+summary() {
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	[ "$FAILED" = 0 ] && [ "$PASSED" -gt 0 ]
+}

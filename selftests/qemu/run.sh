@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build everything, boot it in QEMU and judge what the guest reports.
+#
+# usage: run.sh [-k stock|debug|all] [-v] check|run|selfcheck
+#
+#   check      the harness self-check, then every in-kernel and userspace
+#              test, on each kernel (default: all)
+#   run        the main job: the module doing ordered work (default: stock)
+#   selfcheck  only the self-check: faulty modules must be caught
+#
+# Every result is printed by name; the last line is "N passed, N failed,
+# N skipped" and the exit status is non-zero if anything failed. A result
+# fails on "not ok", when it was planned but never reported, when the guest
+# did not finish (crash, hang, timeout), and when the kernel log shows a
+# splat (BUG, WARNING, Oops, KASAN, UBSAN, lockdep, kmemleak, hung task,
+# RCU stall, ...). -v prints every guest console log.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${ORDSCHED_BUILD:-$top/build}
+kernels=
+verbose=0
+
+while getopts "k:v" opt; do
+	case $opt in
+	k) kernels=$OPTARG ;;
+	v) verbose=1 ;;
+	*) sed -n '5,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+mode=${1:-}
+case "$mode" in
+check | selfcheck) : "${kernels:=all}" ;;
+run) : "${kernels:=stock}" ;;
+*) sed -n '5,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
+[ "$kernels" = all ] && kernels="stock debug"
+for k in $kernels; do
+	case $k in stock | debug) ;; *) echo "run.sh: unknown kernel '$k'" >&2; exit 2 ;; esac
+done
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+step() { echo "== $*" >&2; }
+
+# shellcheck source=selftests/qemu/lib.sh
+. "$here/lib.sh"
+
+step "dependencies"
+eval "$("$here/deps.sh" "$build")" || die "installing dependencies failed"
+STOCK_KVER=$KVER STOCK_KDIR=$KDIR
+
+step "userspace (static, -Werror)"
+build_userspace || die "userspace build failed"
+
+for k in $kernels; do
+	prepare_kernel "$k" || die "$k kernel: preparation failed"
+	step "$k kernel $(kernel_var "$k" KVER): modules (W=1, -Werror)"
+	build_modules "$k" || die "$k kernel: module build failed"
+	build_initrd "$k" || die "$k kernel: initramfs failed"
+done
+
+for k in $kernels; do
+	case $mode in
+	check)
+		selfcheck "$k"
+		step "$k kernel: tests"
+		boot "$k" check 900 && judge "$k" "$k/check"
+		;;
+	selfcheck) selfcheck "$k" ;;
+	run)
+		step "$k kernel: main job"
+		boot "$k" run 600 && judge "$k" "$k/run"
+		;;
+	esac
+done
+
+summary
