@@ -18,6 +18,10 @@ SPLAT_RE+='|new suspected memory leak|Kernel panic|list_add corruption'
 SPLAT_RE+='|list_del corruption|scheduling while atomic'
 SPLAT_RE+='|sleeping function called from invalid context|Call Trace:'
 
+# The warnings the warncheck boot triggers on purpose (and their traces).
+EXPECTED_WARN_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* ordsched_seq_destroy\+'
+EXPECTED_WARN_RE+='|Call Trace:'
+
 kernel_var() { # kernel_var KERNEL NAME
 	local v="K_${1}_$2"
 	echo "${!v}"
@@ -48,10 +52,10 @@ build_userspace() {
 	src=$("$here/kernel-source.sh" "$build") || return 1
 	mkdir -p "$ksft"
 	cp "$src"/tools/testing/selftests/{kselftest_harness.h,kselftest.h} "$ksft/"
-	rm -rf "$build/user" && mkdir -p "$build/user"
-	make -s -C "$top/selftests/ordsched" OUTPUT="$build/user/selftests" \
+	rm -rf "$work/user" && mkdir -p "$work/user"
+	make -s -C "$top/selftests/ordsched" OUTPUT="$work/user/selftests" \
 		KSFT_DIR="$ksft" LDFLAGS=-static >&2 || return 1
-	make -s -C "$top/userspace" OUTPUT="$build/user" LDFLAGS=-static >&2
+	make -s -C "$top/userspace" OUTPUT="$work/user" LDFLAGS=-static >&2
 }
 
 # Copy the module sources aside: one tree builds against one kernel.
@@ -67,15 +71,15 @@ copy_sources() { # copy_sources DEST PATH...
 build_modules() { # build_modules KERNEL
 	local k=$1 kdir
 	kdir=$(kernel_var "$k" KDIR)
-	copy_sources "$build/$k/mod" Kbuild module uapi || return 1
-	make -s -C "$kdir" M="$build/$k/mod" W=1 KCFLAGS=-Werror modules >&2 || return 1
-	copy_sources "$build/$k/faulty" selftests/qemu/faulty || return 1
-	make -s -C "$kdir" M="$build/$k/faulty/selftests/qemu/faulty" \
+	copy_sources "$work/$k/mod" Kbuild module uapi || return 1
+	make -s -C "$kdir" M="$work/$k/mod" W=1 KCFLAGS=-Werror modules >&2 || return 1
+	copy_sources "$work/$k/faulty" selftests/qemu/faulty || return 1
+	make -s -C "$kdir" M="$work/$k/faulty/selftests/qemu/faulty" \
 		W=1 KCFLAGS=-Werror modules >&2
 }
 
 build_initrd() { # build_initrd KERNEL
-	local k=$1 root=$build/$1/initrd
+	local k=$1 root=$work/$1/initrd
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,lib/ordsched,usr/bin}
 	mkdir -p "$root/usr/lib/ordsched/selftests"
@@ -83,29 +87,36 @@ build_initrd() { # build_initrd KERNEL
 	mknod -m 600 "$root/dev/console" c 5 1
 	cp "$here/init.sh" "$root/init"
 	cp "$here/demo.sh" "$root/usr/lib/ordsched/demo.sh"
-	cp "$build/$k"/mod/*.ko "$build/$k"/faulty/selftests/qemu/faulty/*.ko \
+	cp "$work/$k"/mod/*.ko "$work/$k"/faulty/selftests/qemu/faulty/*.ko \
 		"$root/lib/ordsched/"
-	cp "$build/user/selftests"/* "$root/usr/lib/ordsched/selftests/"
+	cp "$work/user/selftests"/* "$root/usr/lib/ordsched/selftests/"
 	cp "$top/selftests/ordsched/settings" "$root/usr/lib/ordsched/selftests/"
-	find "$build/user" -maxdepth 1 -type f -perm -u+x \
+	find "$work/user" -maxdepth 1 -type f -perm -u+x \
 		-exec cp {} "$root/usr/bin/" \;
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
-		> "$build/$k/initrd.gz"
+		> "$work/$k/initrd.gz"
 }
 
-# boot KERNEL MODE TIMEOUT [LABEL [APPEND...]]: results in $build/logs/LABEL
+# boot KERNEL MODE TIMEOUT [LABEL [nowarnpanic] [APPEND...]]: results in
+# $work/logs/LABEL. nowarnpanic leaves out the kernel's own extra options
+# (panic_on_warn on the debug kernel), for boots that warn on purpose.
 boot() {
 	local k=$1 mode=$2 limit=$3 label=${4:-$1/$2}
-	local out=$build/logs/$label
+	local out=$work/logs/$label kappend
 	shift 4 2>/dev/null || shift $#
+	kappend=$(kernel_var "$k" APPEND)
+	if [ "${1:-}" = nowarnpanic ]; then
+		kappend=
+		shift
+	fi
 	rm -rf "$out" && mkdir -p "$out"
 	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
 		-accel tcg -cpu max -smp 2 -m 2G -nodefaults -display none \
 		-no-reboot -monitor none \
-		-kernel "$(kernel_var "$k" IMAGE)" -initrd "$build/$k/initrd.gz" \
+		-kernel "$(kernel_var "$k" IMAGE)" -initrd "$work/$k/initrd.gz" \
 		-serial "file:$out/console.raw" -serial "file:$out/results.raw" \
 		-append "console=ttyS0 panic=-1 oops=panic log_buf_len=4M \
-$(kernel_var "$k" APPEND) ordsched_mode=$mode $*" \
+$kappend ordsched_mode=$mode $*" \
 		</dev/null >"$out/qemu.log" 2>&1
 	echo $? > "$out/qemu.status"
 	tr -d '\r' < "$out/console.raw" > "$out/console.log"
@@ -114,10 +125,12 @@ $(kernel_var "$k" APPEND) ordsched_mode=$mode $*" \
 	return 0
 }
 
-# evaluate LABEL: turn what the guest said into $out/verdict, one result
-# a line, "ok NAME", "not ok NAME # why" or "skip NAME # why".
+# evaluate LABEL [EXPECTED_RE]: turn what the guest said into $out/verdict,
+# one result a line, "ok NAME", "not ok NAME # why" or "skip NAME # why".
+# Splat lines matching EXPECTED_RE are expected, and at least one must be
+# there.
 evaluate() {
-	local out=$build/logs/$1 line name prefix why ended=0 status
+	local out=$work/logs/$1 expected=${2:-} line name prefix why ended=0 status
 	local -A planned=() seen=() pcount=() count=()
 	local -a order=()
 	: > "$out/verdict"
@@ -169,6 +182,15 @@ evaluate() {
 	fi
 
 	grep -nE "$SPLAT_RE" "$out/console.log" > "$out/splats"
+	if [ -n "$expected" ]; then
+		if grep -qE "$expected" "$out/splats"; then
+			echo "ok guest.expected_warning" >> "$out/verdict"
+		else
+			echo "not ok guest.expected_warning # the warning did not come" >> "$out/verdict"
+		fi
+		grep -vE "$expected" "$out/splats" > "$out/splats.unexpected"
+		mv "$out/splats.unexpected" "$out/splats"
+	fi
 	if [ -s "$out/splats" ]; then
 		why=$(head -n1 "$out/splats" | cut -d: -f2- | sed 's/^\[[ 0-9.]*\] //')
 		echo "not ok guest.kernel_log # $(wc -l < "$out/splats") splat lines, first: $why" >> "$out/verdict"
@@ -186,11 +208,11 @@ result() { # result STATUS NAME [# why]
 	echo "$*"
 }
 
-# judge KERNEL LABEL: print every result of a boot, with diagnostics
-# (guest log, splats, console tail) when anything failed.
+# judge KERNEL LABEL [EXPECTED_RE]: print every result of a boot, with
+# diagnostics (guest log, splats, console tail) when anything failed.
 judge() {
-	local k=$1 label=$2 out=$build/logs/$2 line st rest bad=0
-	evaluate "$label"
+	local k=$1 label=$2 out=$work/logs/$2 line st rest bad=0
+	evaluate "$label" "${3:-}"
 	while IFS= read -r line; do
 		case "$line" in
 		"not ok "*) st="not ok" rest=${line#not ok } bad=1 ;;
@@ -217,11 +239,11 @@ selfcheck_one() { # selfcheck_one KERNEL FAULT TIMEOUT WANT
 	local k=$1 fault=$2 label=$1/selfcheck-$2 want=$4
 	boot "$k" selfcheck "$3" "$label" "ordsched_fault=$fault"
 	evaluate "$label"
-	if grep -qE "$want" "$build/logs/$label/verdict"; then
-		result ok "$k: selfcheck.$fault # caught: $(grep -m1 -E "$want" "$build/logs/$label/verdict")"
+	if grep -qE "$want" "$work/logs/$label/verdict"; then
+		result ok "$k: selfcheck.$fault # caught: $(grep -m1 -E "$want" "$work/logs/$label/verdict")"
 	else
 		result "not ok" "$k: selfcheck.$fault # a faulty module went unnoticed"
-		sed 's/^/#   /' "$build/logs/$label/verdict"
+		sed 's/^/#   /' "$work/logs/$label/verdict"
 	fi
 }
 

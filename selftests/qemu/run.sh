@@ -3,12 +3,17 @@
 #
 # Build everything, boot it in QEMU and judge what the guest reports.
 #
-# usage: run.sh [-k stock|debug|all] [-v] check|run|selfcheck
+# usage: run.sh [-k stock|debug|all] [-f PREFIX] [-S] [-v] check|run|selfcheck
 #
 #   check      the harness self-check, then every in-kernel and userspace
 #              test, on each kernel (default: all)
 #   run        the main job: the module doing ordered work (default: stock)
 #   selfcheck  only the self-check: faulty modules must be caught
+#
+#   -f PREFIX  run only the tests whose names start with PREFIX (in-kernel
+#              cases are named suite.case, userspace ones by program)
+#   -S         skip the self-check (for quick iterations, not for CI)
+#   -v         print every guest console log
 #
 # Every result is printed by name; the last line is "N passed, N failed,
 # N skipped" and the exit status is non-zero if anything failed. A result
@@ -21,14 +26,19 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${ORDSCHED_BUILD:-$top/build}
+work=${ORDSCHED_WORK:-$build}
 kernels=
 verbose=0
+filter=
+skip_selfcheck=0
 
-while getopts "k:v" opt; do
+while getopts "k:f:Sv" opt; do
 	case $opt in
 	k) kernels=$OPTARG ;;
+	f) filter=$OPTARG ;;
+	S) skip_selfcheck=1 ;;
 	v) verbose=1 ;;
-	*) sed -n '5,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '5,27s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -36,7 +46,7 @@ mode=${1:-}
 case "$mode" in
 check | selfcheck) : "${kernels:=all}" ;;
 run) : "${kernels:=stock}" ;;
-*) sed -n '5,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '5,27s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 [ "$kernels" = all ] && kernels="stock debug"
 for k in $kernels; do
@@ -66,9 +76,14 @@ done
 for k in $kernels; do
 	case $mode in
 	check)
-		selfcheck "$k"
+		[ $skip_selfcheck = 1 ] || selfcheck "$k"
 		step "$k kernel: tests"
-		boot "$k" check 900 && judge "$k" "$k/check"
+		boot "$k" check 1500 "$k/check" "ordsched_filter=$filter"
+		judge "$k" "$k/check"
+		step "$k kernel: tests that warn on purpose"
+		boot "$k" warncheck 600 "$k/warncheck" nowarnpanic \
+			"ordsched_filter=$filter"
+		judge "$k" "$k/warncheck" "$EXPECTED_WARN_RE"
 		;;
 	selfcheck) selfcheck "$k" ;;
 	run)
