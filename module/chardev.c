@@ -15,7 +15,7 @@
 #include <linux/module.h>
 #include <uapi/linux/ordsched.h>
 
-#include "chardev.h"
+#include "internal.h"
 
 static int ordsched_open(struct inode *inode, struct file *file)
 {

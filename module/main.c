@@ -7,24 +7,38 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/workqueue.h>
 
-#include "chardev.h"
+#include "internal.h"
+
+/* Runs parallel steps and hand-offs of users who bring no workqueue. */
+struct workqueue_struct *ordsched_wq;
 
 static int __init ordsched_init(void)
 {
 	int ret;
 
+	ordsched_wq = alloc_workqueue("ordsched", WQ_UNBOUND | WQ_SYSFS, 0);
+	if (!ordsched_wq)
+		return -ENOMEM;
+	ordsched_debugfs_init();
+
 	ret = ordsched_chardev_init();
 	if (ret)
-		return ret;
-
-	pr_debug("loaded\n");
+		goto err_debugfs;
 	return 0;
+
+err_debugfs:
+	ordsched_debugfs_exit();
+	destroy_workqueue(ordsched_wq);
+	return ret;
 }
 
 static void __exit ordsched_exit(void)
 {
 	ordsched_chardev_exit();
+	ordsched_debugfs_exit();
+	destroy_workqueue(ordsched_wq);
 }
 
 module_init(ordsched_init);

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The in-kernel test runner. Output is KTAP, one line per case, prefixed by
- * the module name so the guest can pick it out of the kernel log:
+ * The in-kernel test runner. Output is KTAP, one line per case named
+ * suite.case, prefixed by the module name so the guest can pick it out of
+ * the kernel log:
  *
  *	ordsched_test: KTAP version 1
  *	ordsched_test: 1..3
- *	ordsched_test: ok 1 seq_basic
- *	ordsched_test: # seq_trash: tail == 4, expected 5 (ktest.c:12)
- *	ordsched_test: not ok 2 seq_trash
- *	ordsched_test: ok 3 seq_softirq # SKIP needs two CPUs
+ *	ordsched_test: ok 1 seq.basic_order
+ *	ordsched_test: # seq.trash: tail == 4, expected 5 (seq_test.c:12)
+ *	ordsched_test: not ok 2 seq.trash
+ *	ordsched_test: ok 3 seq.softirq # SKIP needs two CPUs
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,47 +33,76 @@ void ktest_fail(struct ktest *t, const char *file, int line,
 	t->failed = true;
 }
 
-static bool ktest_selected(const char *name, const char *filter)
+void ktest_diag(struct ktest *t, const char *fmt, ...)
 {
-	return !filter || !*filter || strstarts(name, filter);
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_info("# %s: %pV\n", t->name, &vaf);
+	va_end(args);
+}
+
+static bool ktest_selected(const struct ktest_case *c, const char *full,
+			   const char *filter, bool warns)
+{
+	if (c->warns != warns)
+		return false;
+	return !filter || !*filter || strstarts(full, filter);
 }
 
 /**
  * ktest_run_all() - run the selected test cases and report them in KTAP
- * @cases: the test cases
- * @n: number of entries in @cases
- * @filter: run only the cases whose name starts with this (NULL: all)
+ * @suites: the test suites
+ * @n: number of entries in @suites
+ * @filter: run only the cases whose suite.case name starts with this
+ * @warns: run the cases that warn on purpose instead of the others
  *
  * Context: process context, may sleep.
  * Return: 0 if no case failed, -EINVAL otherwise.
  */
-int ktest_run_all(const struct ktest_case *cases, unsigned int n,
-		  const char *filter)
+int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
+		  const char *filter, bool warns)
 {
-	unsigned int i, planned = 0, nr = 0, failed = 0;
+	unsigned int s, i, planned = 0, nr = 0, failed = 0;
+	char full[96];
 
-	for (i = 0; i < n; i++)
-		planned += ktest_selected(cases[i].name, filter);
+	for (s = 0; s < n; s++) {
+		for (i = 0; i < suites[s].n; i++) {
+			const struct ktest_case *c = &suites[s].cases[i];
+
+			snprintf(full, sizeof(full), "%s.%s", suites[s].name,
+				 c->name);
+			planned += ktest_selected(c, full, filter, warns);
+		}
+	}
 
 	pr_info("KTAP version 1\n");
 	pr_info("1..%u\n", planned);
-	for (i = 0; i < n; i++) {
-		struct ktest t = { .name = cases[i].name };
+	for (s = 0; s < n; s++) {
+		for (i = 0; i < suites[s].n; i++) {
+			const struct ktest_case *c = &suites[s].cases[i];
+			struct ktest t = { .name = full };
 
-		if (!ktest_selected(cases[i].name, filter))
-			continue;
-		cases[i].run(&t);
-		nr++;
-		if (t.failed) {
-			failed++;
-			pr_info("not ok %u %s\n", nr, t.name);
-		} else if (t.skipped) {
-			pr_info("ok %u %s # SKIP %s\n", nr, t.name,
-				t.skip_reason);
-		} else {
-			pr_info("ok %u %s\n", nr, t.name);
+			snprintf(full, sizeof(full), "%s.%s", suites[s].name,
+				 c->name);
+			if (!ktest_selected(c, full, filter, warns))
+				continue;
+			c->run(&t);
+			nr++;
+			if (t.failed) {
+				failed++;
+				pr_info("not ok %u %s\n", nr, full);
+			} else if (t.skipped) {
+				pr_info("ok %u %s # SKIP %s\n", nr, full,
+					t.skip_reason);
+			} else {
+				pr_info("ok %u %s\n", nr, full);
+			}
+			cond_resched();
 		}
-		cond_resched();
 	}
 	pr_info("# %u of %u cases failed\n", failed, planned);
 	return failed ? -EINVAL : 0;

@@ -20,14 +20,26 @@ struct ktest {
 struct ktest_case {
 	const char *name;
 	void (*run)(struct ktest *t);
+	/* Runs only when warnings are expected: it triggers one on purpose. */
+	bool warns;
 };
+
+struct ktest_suite {
+	const char *name;
+	const struct ktest_case *cases;
+	unsigned int n;
+};
+
+#define KT_CASE(fn) { .name = #fn, .run = fn }
+#define KT_CASE_WARNS(fn) { .name = #fn, .run = fn, .warns = true }
+#define KT_SUITE(sname, array) \
+	{ .name = sname, .cases = array, .n = ARRAY_SIZE(array) }
 
 void ktest_fail(struct ktest *t, const char *file, int line,
 		const char *fmt, ...) __printf(4, 5);
-int ktest_run_all(const struct ktest_case *cases, unsigned int n,
-		  const char *filter);
-
-#define KT_CASE(fn) { .name = #fn, .run = fn }
+void ktest_diag(struct ktest *t, const char *fmt, ...) __printf(2, 3);
+int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
+		  const char *filter, bool warns);
 
 /* Record a failure unless @cond holds; evaluates to @cond. */
 #define KT_EXPECT(t, cond) ({						\

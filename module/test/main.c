@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ordsched_test: in-kernel tests of the ordsched API. Every case runs at
- * module load; the load fails if any case failed. Load with
- * filter=<prefix> to run only the cases whose name starts with it.
+ * module load; the load fails if any case failed.
+ *
+ *	filter=<prefix>	run only the cases whose suite.case starts with it
+ *	warns=1		run only the cases that trigger a WARN on purpose
+ *			(never under panic_on_warn)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/panic.h>
+#include <ordsched.h>
 
 #include "ktest.h"
+#include "suites.h"
 
 static char *filter;
 module_param(filter, charp, 0444);
-MODULE_PARM_DESC(filter, "run only the test cases whose name starts with this");
+MODULE_PARM_DESC(filter, "run only the test cases whose suite.case starts with this");
+
+static bool warns;
+module_param(warns, bool, 0444);
+MODULE_PARM_DESC(warns, "run only the cases that trigger a WARN on purpose");
 
 /* The framework itself: a failed expectation must be recorded. */
-static void ktest_selftest(struct ktest *t)
+static void expect_records_failure(struct ktest *t)
 {
 	struct ktest inner = { .name = "inner" };
 
@@ -28,15 +37,22 @@ static void ktest_selftest(struct ktest *t)
 	KT_EXPECT(t, !inner.failed);
 }
 
-static const struct ktest_case ordsched_test_cases[] = {
-	KT_CASE(ktest_selftest),
+static const struct ktest_case ktest_cases[] = {
+	KT_CASE(expect_records_failure),
 };
+
+const struct ktest_suite ordsched_ktest_suite = KT_SUITE("ktest", ktest_cases);
 
 static int __init ordsched_test_init(void)
 {
+	const struct ktest_suite suites[] = {
+		ordsched_ktest_suite,
+		ordsched_seq_suite,
+		ordsched_pipeline_suite,
+	};
+
 	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
-	return ktest_run_all(ordsched_test_cases,
-			     ARRAY_SIZE(ordsched_test_cases), filter);
+	return ktest_run_all(suites, ARRAY_SIZE(suites), filter, warns);
 }
 
 static void __exit ordsched_test_exit(void)
@@ -50,3 +66,4 @@ MODULE_DESCRIPTION("In-kernel tests of ordsched");
 MODULE_AUTHOR("The ordsched developers");
 MODULE_LICENSE("GPL");
 MODULE_INFO(test, "Y");
+ORDSCHED_IMPORT_NS();

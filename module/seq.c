@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ticket sequencer: items handed in out of order run in ticket order,
+ * run by whoever completes the tail, with no consumer thread.
+ *
+ * Tickets are u64 and never wrap in practice; every comparison below is
+ * modulo 2^64 so the wrap is harmless anyway (tests start near 2^32, 2^63
+ * and 2^64). The ring has R = 1 << ring_order slots; ticket t uses slot
+ * t & (R - 1). A slot is one 64-bit state word, (ticket << 2) | kind:
+ *
+ *	EMPTY(t)	ticket t is in the window, not handed in yet
+ *	FULL(t)		ticket t's item is parked in the slot
+ *	TRASH(t)	ticket t was trashed
+ *	ABANDONED(t)	the drainer reached t, found it EMPTY and left
+ *
+ * Exactly one thread, the drainer, owns the tail at any time. It runs slot
+ * after slot, and on an EMPTY slot it leaves by turning EMPTY(t) into
+ * ABANDONED(t) with a cmpxchg. A producer hands in ticket t by turning
+ * EMPTY(t) into FULL(t) with a cmpxchg. The two race on the same word and
+ * exactly one wins: either the item is parked and the drainer sees it, or
+ * the drainer left and the producer finds ABANDONED(t), which makes it the
+ * drainer. No item is stranded and nobody waits. Initially the first
+ * ticket's slot is ABANDONED: its producer becomes the first drainer.
+ *
+ * Overflow is refused at ticket time: a ticket is only handed out while it
+ * lies within R of the tail, so a slot is always free for the ticket that
+ * maps to it and the ring is all the memory there is. A full window
+ * answers -EAGAIN at once (from softirq, drop or retry as a full NIC queue
+ * would), or ordsched_seq_tickets_wait() sleeps for room. The alternatives
+ * were worse: an overflow list needs a lock and a second handshake on the
+ * drainer's exit path, and blocking at hand-in time is impossible in
+ * softirq context.
+ *
+ * Fairness: a drainer runs at most budget items, then hands the tail over
+ * to a work item, which goes on draining; the producer returns.
+ *
+ * Teardown: every hand-in and every drain runs with bottom halves
+ * disabled, which is an RCU read-side critical section, so once the tail
+ * has caught up with the head, synchronize_rcu() waits out any thread
+ * still inside the sequencer and it can be freed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/bottom_half.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <ordsched.h>
+
+#include "internal.h"
+#include "trace.h"
+
+#define SEQ_DEFAULT_ORDER	10
+#define SEQ_MAX_ORDER		20
+#define SEQ_DEFAULT_BUDGET	64
+
+enum seq_kind {
+	SLOT_EMPTY,
+	SLOT_FULL,
+	SLOT_TRASH,
+	SLOT_ABANDONED,
+};
+
+static inline s64 slot_state(u64 ticket, enum seq_kind kind)
+{
+	return (s64)((ticket << 2) | kind);
+}
+
+struct seq_slot {
+	atomic64_t state;
+	struct ordsched_seq_item *item;
+};
+
+struct ordsched_seq {
+	/* Next ticket to hand out; written by ticket takers. */
+	atomic64_t head ____cacheline_aligned_in_smp;
+	/* Next ticket to run; written by the drainer only. */
+	atomic64_t tail ____cacheline_aligned_in_smp;
+	/* Where a hand-off resumes; written by the drainer only. */
+	u64 handoff_ticket;
+
+	struct seq_slot *ring ____cacheline_aligned_in_smp;
+	u64 mask;
+	unsigned int budget;
+	unsigned int id;
+	struct workqueue_struct *wq;
+	/* Per CPU, summed when read. */
+	struct ordsched_seq_stats __percpu *stats;
+	struct work_struct handoff_work;
+	/* Flushers and ticket takers waiting for room; woken per drain. */
+	wait_queue_head_t waitq;
+	struct dentry *debugfs;
+	char name[32];
+};
+
+static inline struct seq_slot *seq_slot(struct ordsched_seq *seq, u64 t)
+{
+	return &seq->ring[t & seq->mask];
+}
+
+static inline u64 seq_size(const struct ordsched_seq *seq)
+{
+	return seq->mask + 1;
+}
+
+/*
+ * Run items from ticket @t on; the caller owns the tail and @t is it.
+ * Called with bottom halves disabled.
+ */
+static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
+{
+	u64 first = t, n = 0;
+	bool handoff = false;
+
+	for (;;) {
+		struct seq_slot *slot = seq_slot(seq, t);
+		struct ordsched_seq_item *item;
+		s64 state;
+
+		/* Pairs with the release in seq_hand_in(): ->item is seen. */
+		state = atomic64_read_acquire(&slot->state);
+		if (state == slot_state(t, SLOT_EMPTY)) {
+			/*
+			 * Not handed in yet: leave, unless the producer wins
+			 * the race for this word, then look again. Fully
+			 * ordered: our tail store precedes the abandonment
+			 * that the producer acquires in seq_hand_in(), and
+			 * the waitqueue_active() below follows it (pairs with
+			 * the barrier in prepare_to_wait()).
+			 */
+			if (atomic64_cmpxchg(&slot->state, state,
+					     slot_state(t, SLOT_ABANDONED)) == state)
+				break;
+			continue;
+		}
+		if (n == seq->budget) {
+			/* Enough for one thread: the work item resumes at t. */
+			seq->handoff_ticket = t;
+			queue_work(seq->wq, &seq->handoff_work);
+			this_cpu_inc(seq->stats->handoffs);
+			trace_ordsched_seq_handoff(seq->id, t);
+			handoff = true;
+			break;
+		}
+		if (WARN_ON_ONCE(state != slot_state(t, SLOT_FULL) &&
+				 state != slot_state(t, SLOT_TRASH)))
+			break;
+
+		item = slot->item;
+		/*
+		 * The slot is free for ticket t + R at once: that ticket is
+		 * not handed out before the tail store below.
+		 */
+		atomic64_set(&slot->state, slot_state(t + seq_size(seq),
+						      SLOT_EMPTY));
+		if (state == slot_state(t, SLOT_FULL)) {
+			trace_ordsched_seq_run(seq->id, t);
+			item->fn(item, t);
+		}
+		n++;
+		t++;
+		/*
+		 * Pairs with the acquire in ordsched_seq_tickets() (a new
+		 * ticket finds its slot free) and in ordsched_seq_flush()
+		 * (the items before t have run).
+		 */
+		atomic64_set_release(&seq->tail, t);
+	}
+
+	if (in_worker) {
+		this_cpu_add(seq->stats->handoff_runs, n);
+	} else {
+		this_cpu_inc(seq->stats->inline_drains);
+		this_cpu_add(seq->stats->inline_runs, n);
+	}
+	trace_ordsched_seq_drain(seq->id, first, n, handoff);
+	/* The hand-off path has no full barrier yet: wq_has_sleeper() adds it. */
+	if (handoff ? wq_has_sleeper(&seq->waitq) : waitqueue_active(&seq->waitq))
+		wake_up_all(&seq->waitq);
+}
+
+static void seq_handoff_fn(struct work_struct *work)
+{
+	struct ordsched_seq *seq = container_of(work, struct ordsched_seq,
+						handoff_work);
+
+	local_bh_disable();
+	seq_drain(seq, seq->handoff_ticket, true);
+	local_bh_enable();
+}
+
+/* Park ticket @t as @kind, or drain from it if the drainer left there. */
+static void seq_hand_in(struct ordsched_seq *seq, u64 t,
+			struct ordsched_seq_item *item, enum seq_kind kind)
+{
+	struct seq_slot *slot = seq_slot(seq, t);
+	s64 empty = slot_state(t, SLOT_EMPTY), old;
+	/* Before the hand-in the tail cannot pass t: depth is >= 0. */
+	u64 depth = t - (u64)atomic64_read(&seq->tail);
+
+	local_bh_disable();
+	slot->item = item;
+	/* Pairs with the acquire in seq_drain(): ->item is published. */
+	old = atomic64_cmpxchg_release(&slot->state, empty,
+				       slot_state(t, kind));
+	if (likely(old == empty)) {
+		this_cpu_inc(seq->stats->parked);
+		if (depth > this_cpu_read(seq->stats->peak_depth))
+			this_cpu_write(seq->stats->peak_depth, depth);
+		trace_ordsched_seq_park(seq->id, t, depth);
+		goto out;
+	}
+	/*
+	 * The drainer left at t and only we can change the slot now. The
+	 * failed cmpxchg orders nothing: this acquire pairs with the fully
+	 * ordered cmpxchg that abandoned the slot, so the previous
+	 * drainer's stores (tail, items) are seen.
+	 */
+	old = atomic64_read_acquire(&slot->state);
+	if (WARN_ONCE(old != slot_state(t, SLOT_ABANDONED),
+		      "ordsched: ticket %llu of %s handed in twice or never taken\n",
+		      t, seq->name))
+		goto out;
+	atomic64_set(&slot->state, slot_state(t, kind));
+	seq_drain(seq, t, false);
+out:
+	local_bh_enable();
+}
+
+/**
+ * ordsched_seq_submit() - hand in the item of a ticket
+ * @seq: the sequencer
+ * @ticket: a ticket taken from @seq and not yet handed in or trashed
+ * @item: what to run in @ticket's turn; valid until its function runs
+ *
+ * If @ticket is the tail, the caller runs @item at once, then every item
+ * parked for the following tickets, up to the sequencer's budget, past
+ * which a work item takes over. Otherwise the item is parked and the call
+ * returns at once.
+ *
+ * Context: process or softirq context, not hard interrupt and not with
+ * interrupts disabled. Items run with bottom halves disabled.
+ */
+void ordsched_seq_submit(struct ordsched_seq *seq, u64 ticket,
+			 struct ordsched_seq_item *item)
+{
+	seq_hand_in(seq, ticket, item, SLOT_FULL);
+}
+ORDSCHED_EXPORT(ordsched_seq_submit);
+
+/**
+ * ordsched_seq_trash() - give up a ticket: its turn is skipped
+ * @seq: the sequencer
+ * @ticket: a ticket taken from @seq and not yet handed in or trashed
+ *
+ * For a ticket whose work failed. If @ticket is the tail, the caller goes
+ * on to run the items parked behind it, as ordsched_seq_submit() does.
+ *
+ * Context: process or softirq context, not hard interrupt and not with
+ * interrupts disabled.
+ */
+void ordsched_seq_trash(struct ordsched_seq *seq, u64 ticket)
+{
+	this_cpu_inc(seq->stats->trashed);
+	trace_ordsched_seq_trash(seq->id, ticket);
+	seq_hand_in(seq, ticket, NULL, SLOT_TRASH);
+}
+ORDSCHED_EXPORT(ordsched_seq_trash);
+
+/**
+ * ordsched_seq_tickets() - take @n consecutive tickets
+ * @seq: the sequencer
+ * @n: how many, from 1 to the ring size
+ * @first: where to store the first one; the others follow it
+ *
+ * Each ticket must later be handed in or trashed, exactly once.
+ *
+ * Context: any context.
+ * Return: 0, -EAGAIN if the tickets would lie beyond the window (the tail
+ * plus the ring size), -EINVAL if @n is 0 or larger than the ring.
+ */
+int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
+{
+	s64 head;
+
+	if (unlikely(!n || n > seq_size(seq)))
+		return -EINVAL;
+
+	head = atomic64_read(&seq->head);
+	do {
+		/*
+		 * Pairs with the release in seq_drain(): every slot below
+		 * tail + R has been freed for its new ticket.
+		 */
+		u64 tail = atomic64_read_acquire(&seq->tail);
+
+		if ((u64)head - tail > seq_size(seq) - n) {
+			this_cpu_inc(seq->stats->overflows);
+			return -EAGAIN;
+		}
+	} while (!atomic64_try_cmpxchg(&seq->head, &head, head + n));
+
+	this_cpu_add(seq->stats->tickets, n);
+	trace_ordsched_seq_ticket(seq->id, head, n);
+	*first = head;
+	return 0;
+}
+ORDSCHED_EXPORT(ordsched_seq_tickets);
+
+/**
+ * ordsched_seq_tickets_wait() - take @n consecutive tickets, sleeping for room
+ * @seq: the sequencer
+ * @n: how many, from 1 to the ring size
+ * @first: where to store the first one
+ *
+ * As ordsched_seq_tickets(), but waits while the window is full.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINTR if a fatal signal came first, -EINVAL for a bad @n.
+ */
+int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
+			      u64 *first)
+{
+	int ret;
+
+	might_sleep();
+	ret = ordsched_seq_tickets(seq, n, first);
+	if (ret != -EAGAIN)
+		return ret;
+	if (wait_event_killable(seq->waitq,
+				(ret = ordsched_seq_tickets(seq, n, first)) != -EAGAIN))
+		return -EINTR;
+	return ret;
+}
+ORDSCHED_EXPORT(ordsched_seq_tickets_wait);
+
+/**
+ * ordsched_seq_tail() - the next ticket to run
+ * @seq: the sequencer
+ *
+ * Every ticket before the tail has been run or trashed.
+ *
+ * Context: any context.
+ * Return: the tail.
+ */
+u64 ordsched_seq_tail(const struct ordsched_seq *seq)
+{
+	return atomic64_read_acquire(&seq->tail);
+}
+ORDSCHED_EXPORT(ordsched_seq_tail);
+
+/**
+ * ordsched_seq_flush() - wait until every ticket taken so far has run
+ * @seq: the sequencer
+ *
+ * Waits until every ticket handed out before the call has been run or
+ * trashed, including items a work item took over. Tickets taken later are
+ * not waited for. Never returns if a ticket is never handed in.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_seq_flush(struct ordsched_seq *seq)
+{
+	u64 head = atomic64_read(&seq->head);
+
+	might_sleep();
+	wait_event(seq->waitq, (s64)(ordsched_seq_tail(seq) - head) >= 0);
+}
+ORDSCHED_EXPORT(ordsched_seq_flush);
+
+/**
+ * ordsched_seq_get_stats() - read a sequencer's counters
+ * @seq: the sequencer
+ * @stats: where to store them
+ *
+ * The counters are per CPU and summed here, without stopping the
+ * sequencer: each is exact once the sequencer is idle.
+ *
+ * Context: any context.
+ */
+void ordsched_seq_get_stats(const struct ordsched_seq *seq,
+			    struct ordsched_seq_stats *stats)
+{
+	int cpu;
+
+	memset(stats, 0, sizeof(*stats));
+	for_each_possible_cpu(cpu) {
+		const struct ordsched_seq_stats *s = per_cpu_ptr(seq->stats, cpu);
+
+		stats->tickets += s->tickets;
+		stats->parked += s->parked;
+		stats->peak_depth = max(stats->peak_depth, s->peak_depth);
+		stats->inline_drains += s->inline_drains;
+		stats->inline_runs += s->inline_runs;
+		stats->handoffs += s->handoffs;
+		stats->handoff_runs += s->handoff_runs;
+		stats->trashed += s->trashed;
+		stats->overflows += s->overflows;
+	}
+}
+ORDSCHED_EXPORT(ordsched_seq_get_stats);
+
+static int seq_stats_show(struct seq_file *m, void *unused)
+{
+	struct ordsched_seq *seq = m->private;
+	u64 head = atomic64_read(&seq->head), tail = ordsched_seq_tail(seq);
+	struct ordsched_seq_stats sum;
+
+	ordsched_seq_get_stats(seq, &sum);
+	seq_printf(m, "head: %llu\ntail: %llu\nin_flight: %llu\n",
+		   head, tail, head - tail);
+	seq_printf(m, "ring_size: %llu\nbudget: %u\n", seq_size(seq),
+		   seq->budget);
+	seq_printf(m, "tickets: %llu\nparked: %llu\npeak_depth: %llu\n",
+		   sum.tickets, sum.parked, sum.peak_depth);
+	seq_printf(m, "inline_drains: %llu\ninline_runs: %llu\n",
+		   sum.inline_drains, sum.inline_runs);
+	seq_printf(m, "handoffs: %llu\nhandoff_runs: %llu\n",
+		   sum.handoffs, sum.handoff_runs);
+	seq_printf(m, "trashed: %llu\noverflows: %llu\n",
+		   sum.trashed, sum.overflows);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(seq_stats);
+
+/**
+ * ordsched_seq_create() - build a sequencer
+ * @params: the parameters; NULL for all defaults
+ *
+ * Context: process context, may sleep.
+ * Return: the sequencer, or an ERR_PTR(): -EINVAL for a ring order above
+ * 20, -ENOMEM.
+ */
+struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *params)
+{
+	static const struct ordsched_seq_params defaults;
+	const struct ordsched_seq_params *p = params ?: &defaults;
+	unsigned int order = p->ring_order ?: SEQ_DEFAULT_ORDER;
+	struct ordsched_seq *seq;
+	char dir[48];
+	u64 i;
+
+	if (order > SEQ_MAX_ORDER)
+		return ERR_PTR(-EINVAL);
+
+	seq = kzalloc(sizeof(*seq), GFP_KERNEL);
+	if (!seq)
+		return ERR_PTR(-ENOMEM);
+	seq->ring = kvcalloc(1UL << order, sizeof(*seq->ring), GFP_KERNEL);
+	if (!seq->ring)
+		goto err_free_seq;
+	seq->stats = alloc_percpu(struct ordsched_seq_stats);
+	if (!seq->stats)
+		goto err_free_ring;
+
+	seq->mask = (1ULL << order) - 1;
+	for (i = 0; i < seq_size(seq); i++)
+		atomic64_set(&seq_slot(seq, p->first_ticket + i)->state,
+			     slot_state(p->first_ticket + i, SLOT_EMPTY));
+	/* Nobody drains yet: the first ticket's producer will. */
+	atomic64_set(&seq_slot(seq, p->first_ticket)->state,
+		     slot_state(p->first_ticket, SLOT_ABANDONED));
+	atomic64_set(&seq->head, p->first_ticket);
+	atomic64_set(&seq->tail, p->first_ticket);
+	seq->budget = p->budget ?: SEQ_DEFAULT_BUDGET;
+	seq->wq = p->wq ?: ordsched_wq;
+	INIT_WORK(&seq->handoff_work, seq_handoff_fn);
+	init_waitqueue_head(&seq->waitq);
+	seq->id = ordsched_next_id();
+	strscpy(seq->name, p->name ?: "seq", sizeof(seq->name));
+
+	snprintf(dir, sizeof(dir), "%s.%u", seq->name, seq->id);
+	seq->debugfs = debugfs_create_dir(dir, ordsched_debugfs_seq);
+	debugfs_create_file("stats", 0444, seq->debugfs, seq, &seq_stats_fops);
+	return seq;
+
+err_free_ring:
+	kvfree(seq->ring);
+err_free_seq:
+	kfree(seq);
+	return ERR_PTR(-ENOMEM);
+}
+ORDSCHED_EXPORT(ordsched_seq_create);
+
+/**
+ * ordsched_seq_destroy() - free a sequencer
+ * @seq: the sequencer (NULL or an ERR_PTR() is ignored)
+ *
+ * Every ticket taken must have been handed in or trashed and run: call
+ * ordsched_seq_flush() first if items may still be parked. Destroying with
+ * tickets outstanding is a bug in the caller: it is reported with a
+ * warning and the sequencer is left alone, so the threads still holding
+ * tickets do not touch freed memory.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EBUSY if tickets are outstanding (nothing freed).
+ */
+int ordsched_seq_destroy(struct ordsched_seq *seq)
+{
+	u64 head, tail;
+
+	if (IS_ERR_OR_NULL(seq))
+		return 0;
+	head = atomic64_read(&seq->head);
+	tail = ordsched_seq_tail(seq);
+	if (WARN(head != tail,
+		 "ordsched: destroying sequencer %s with %llu tickets outstanding\n",
+		 seq->name, head - tail))
+		return -EBUSY;
+
+	/* Hand-ins and drains run with BH off: wait for the last to leave. */
+	synchronize_rcu();
+	flush_work(&seq->handoff_work);
+	debugfs_remove(seq->debugfs);
+	free_percpu(seq->stats);
+	kvfree(seq->ring);
+	kfree(seq);
+	return 0;
+}
+ORDSCHED_EXPORT(ordsched_seq_destroy);

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the ticket sequencer: order under concurrent producers in
+ * process and softirq context, trash, the window, batches, wrap edges,
+ * the drain budget, flush and destroy.
+ */
+#include <linux/bitmap.h>
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/vmalloc.h>
+#include <ordsched.h>
+
+#include "ktest.h"
+#include "suites.h"
+#include "util.h"
+
+/* ---- the stress checker ------------------------------------------------ */
+
+struct stress;
+
+struct stress_item {
+	struct ordsched_seq_item item;
+	struct stress *s;
+};
+
+struct stress {
+	struct ordsched_seq *seq;
+	struct stress_item *items;
+	unsigned long *trashed;
+	unsigned long *ran;
+	u64 first;
+	u64 n;
+	/* Tickets not yet claimed by a producer. */
+	atomic64_t remaining;
+	unsigned int trash_per_mille;
+	unsigned int batch_max;
+	/* Written by item functions only, which the sequencer serializes. */
+	u64 expect;
+	u64 errors;
+	u64 first_bad;
+	/* Tickets taken and handed in by timer callbacks, in softirq. */
+	atomic64_t softirq_tickets;
+};
+
+static void stress_item_fn(struct ordsched_seq_item *item, u64 ticket)
+{
+	struct stress *s = container_of(item, struct stress_item, item)->s;
+	u64 idx = ticket - s->first;
+
+	if (idx >= s->n || test_and_set_bit(idx, s->ran)) {
+		if (!s->errors++)
+			s->first_bad = ticket;
+		return;
+	}
+	/* Every ticket skipped since the last item must have been trashed. */
+	for (; s->expect != ticket; s->expect++) {
+		if (!test_bit(s->expect - s->first, s->trashed) && !s->errors++)
+			s->first_bad = s->expect;
+	}
+	s->expect = ticket + 1;
+}
+
+/* Claim up to @want of the remaining tickets; returns how many. */
+static unsigned int stress_claim(struct stress *s, unsigned int want)
+{
+	s64 left = atomic64_read(&s->remaining);
+
+	do {
+		if (left <= 0)
+			return 0;
+		want = min_t(s64, want, left);
+	} while (!atomic64_try_cmpxchg(&s->remaining, &left, left - want));
+	return want;
+}
+
+#define STRESS_BATCH_MAX 16
+
+/* Hand in tickets [t0, t0 + b) in a random order, trashing some. */
+static void stress_hand_in(struct stress *s, u64 t0, unsigned int b,
+			   u32 *rnd, bool spin)
+{
+	unsigned int order[STRESS_BATCH_MAX], i, j;
+
+	for (i = 0; i < b; i++) {
+		j = kt_rand(rnd) % (i + 1);
+		order[i] = order[j];
+		order[j] = i;
+	}
+	for (i = 0; i < b; i++) {
+		u64 tk = t0 + order[i];
+		u64 idx = tk - s->first;
+
+		/* Mostly short work, sometimes much longer: jitter. */
+		if (spin)
+			kt_spin(kt_rand(rnd) % 64 ? kt_rand(rnd) % 256 :
+				4096 + kt_rand(rnd) % 4096);
+		if (kt_rand(rnd) % 1000 < s->trash_per_mille) {
+			set_bit(idx, s->trashed);
+			ordsched_seq_trash(s->seq, tk);
+		} else {
+			ordsched_seq_submit(s->seq, tk, &s->items[idx].item);
+		}
+	}
+}
+
+static int stress_producer(void *data, unsigned int idx)
+{
+	struct stress *s = data;
+	u32 rnd = 0x9e3779b9 ^ (idx * 0x85ebca6b) ^ (u32)s->first;
+	unsigned int b;
+	u64 t0;
+	int ret;
+
+	while ((b = stress_claim(s, 1 + kt_rand(&rnd) % s->batch_max))) {
+		ret = ordsched_seq_tickets_wait(s->seq, b, &t0);
+		if (ret)
+			return ret;
+		stress_hand_in(s, t0, b, &rnd, true);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Softirq producers: a timer per producer thread, re-armed every tick. */
+struct stress_timer {
+	struct timer_list timer;
+	struct stress *s;
+	u32 rnd;
+	bool stop;
+};
+
+static void stress_timer_fn(struct timer_list *timer)
+{
+	struct stress_timer *st = from_timer(st, timer, timer);
+	struct stress *s = st->s;
+	unsigned int b = stress_claim(s, 1 + kt_rand(&st->rnd) % STRESS_BATCH_MAX);
+	u64 t0;
+
+	if (b && ordsched_seq_tickets(s->seq, b, &t0)) {
+		atomic64_add(b, &s->remaining);	/* window full: retry later */
+		b = 0;
+	}
+	if (b) {
+		stress_hand_in(s, t0, b, &st->rnd, false);
+		atomic64_add(b, &s->softirq_tickets);
+	}
+	if (!READ_ONCE(st->stop) && atomic64_read(&s->remaining) > 0)
+		mod_timer(&st->timer, jiffies + 1);
+}
+
+static int stress_mixed_producer(void *data, unsigned int idx)
+{
+	struct stress *s = data;
+	struct stress_timer st = { .s = s, .rnd = 0x2545f491 * (idx + 1) };
+	int ret;
+
+	timer_setup_on_stack(&st.timer, stress_timer_fn, TIMER_PINNED);
+	mod_timer(&st.timer, jiffies + 1);
+	ret = stress_producer(data, idx);
+	WRITE_ONCE(st.stop, true);
+	del_timer_sync(&st.timer);
+	destroy_timer_on_stack(&st.timer);
+	return ret;
+}
+
+static void stress_run(struct ktest *t, u64 first, u64 n,
+		       unsigned int trash_per_mille, unsigned int ring_order,
+		       bool softirq)
+{
+	struct ordsched_seq_params p = {
+		.name = "stress",
+		.first_ticket = first,
+		.ring_order = ring_order,
+	};
+	struct ordsched_seq_stats stats;
+	struct stress *s;
+	u64 i, nr_trashed;
+	unsigned int threads = 2 * num_online_cpus();
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!KT_EXPECT(t, s))
+		return;
+	s->items = vcalloc(n, sizeof(*s->items));
+	s->trashed = bitmap_zalloc(n, GFP_KERNEL);
+	s->ran = bitmap_zalloc(n, GFP_KERNEL);
+	if (!KT_EXPECT(t, s->items && s->trashed && s->ran))
+		goto out_free;
+	s->seq = ordsched_seq_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(s->seq)))
+		goto out_free;
+
+	for (i = 0; i < n; i++) {
+		s->items[i].item.fn = stress_item_fn;
+		s->items[i].s = s;
+	}
+	s->first = first;
+	s->n = n;
+	s->expect = first;
+	s->trash_per_mille = trash_per_mille;
+	s->batch_max = 8;
+	atomic64_set(&s->remaining, n);
+
+	KT_EXPECT_EQ(t, kt_run_threads(threads, softirq ?
+				       stress_mixed_producer : stress_producer,
+				       s), 0);
+	ordsched_seq_flush(s->seq);
+
+	KT_EXPECT_EQ(t, s->errors, 0);
+	if (s->errors)
+		ktest_diag(t, "first bad ticket %llu", s->first_bad);
+	KT_EXPECT_EQ(t, ordsched_seq_tail(s->seq), first + n);
+	for (i = 0; i < n; i++) {
+		/* Exactly one of: ran, trashed. */
+		if (test_bit(i, s->ran) == test_bit(i, s->trashed)) {
+			ktest_fail(t, __FILE__, __LINE__,
+				   "ticket %llu ran %d trashed %d", first + i,
+				   test_bit(i, s->ran), test_bit(i, s->trashed));
+			break;
+		}
+	}
+	nr_trashed = bitmap_weight(s->trashed, n);
+	ordsched_seq_get_stats(s->seq, &stats);
+	KT_EXPECT_EQ(t, stats.tickets, n);
+	KT_EXPECT_EQ(t, stats.trashed, nr_trashed);
+	KT_EXPECT_EQ(t, stats.inline_runs + stats.handoff_runs, n);
+	if (trash_per_mille)
+		KT_EXPECT(t, nr_trashed > 0);
+	if (softirq) {
+		KT_EXPECT(t, atomic64_read(&s->softirq_tickets) > 0);
+		ktest_diag(t, "%lld tickets taken and handed in from softirq",
+			   atomic64_read(&s->softirq_tickets));
+	}
+	ktest_diag(t, "%llu tickets, %llu trashed, %llu parked, peak depth %llu, %llu drains, %llu hand-offs, %llu overflows",
+		   n, nr_trashed, stats.parked, stats.peak_depth,
+		   stats.inline_drains, stats.handoffs, stats.overflows);
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(s->seq), 0);
+out_free:
+	bitmap_free(s->ran);
+	bitmap_free(s->trashed);
+	vfree(s->items);
+	kfree(s);
+}
+
+static void stress_100k(struct ktest *t)
+{
+	stress_run(t, 0, 100000, 0, 0, false);
+}
+
+static void stress_trash_1pct(struct ktest *t)
+{
+	stress_run(t, 1000, 50000, 10, 0, false);
+}
+
+static void stress_trash_10pct(struct ktest *t)
+{
+	stress_run(t, 7, 50000, 100, 0, false);
+}
+
+/* A ring of 8: producers constantly hit the window and wait for room. */
+static void stress_tiny_ring(struct ktest *t)
+{
+	stress_run(t, 0, 20000, 10, 3, false);
+}
+
+static void stress_softirq(struct ktest *t)
+{
+	stress_run(t, 0, 50000, 10, 0, true);
+}
+
+static void wrap_2_32(struct ktest *t)
+{
+	stress_run(t, (1ULL << 32) - 5000, 10000, 10, 6, false);
+}
+
+static void wrap_2_63(struct ktest *t)
+{
+	stress_run(t, (1ULL << 63) - 5000, 10000, 10, 6, false);
+}
+
+static void wrap_2_64(struct ktest *t)
+{
+	stress_run(t, U64_MAX - 4999, 10000, 10, 6, false);
+}
+
+/* ---- single-threaded cases --------------------------------------------- */
+
+struct log_item {
+	struct ordsched_seq_item item;
+	u64 *log;
+	unsigned int *len;
+	struct task_struct **who;
+};
+
+static void log_item_fn(struct ordsched_seq_item *item, u64 ticket)
+{
+	struct log_item *li = container_of(item, struct log_item, item);
+
+	li->who[*li->len] = current;
+	li->log[(*li->len)++] = ticket;
+}
+
+#define NLOG 300
+
+struct log {
+	struct log_item items[NLOG];
+	u64 tickets[NLOG];
+	struct task_struct *who[NLOG];
+	unsigned int len;
+};
+
+static struct log *log_alloc(void)
+{
+	struct log *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	int i;
+
+	for (i = 0; l && i < NLOG; i++) {
+		l->items[i].item.fn = log_item_fn;
+		l->items[i].log = l->tickets;
+		l->items[i].len = &l->len;
+		l->items[i].who = l->who;
+	}
+	return l;
+}
+
+/* Hand-ins in reverse: nothing runs until the first, then all in order. */
+static void basic_order(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .first_ticket = 100 };
+	struct ordsched_seq *seq = ordsched_seq_create(&p);
+	struct log *l = log_alloc();
+	u64 first;
+	int i;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 10, &first), 0);
+	KT_EXPECT_EQ(t, first, 100);
+	for (i = 9; i >= 1; i--)
+		ordsched_seq_submit(seq, first + i, &l->items[i].item);
+	KT_EXPECT_EQ(t, l->len, 0);
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), 100);
+	ordsched_seq_submit(seq, first, &l->items[0].item);
+	KT_EXPECT_EQ(t, l->len, 10);
+	for (i = 0; i < 10 && i < l->len; i++) {
+		KT_EXPECT_EQ(t, l->tickets[i], 100 + i);
+		/* Run by this thread: the one that completed the tail. */
+		KT_EXPECT(t, l->who[i] == current);
+	}
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), 110);
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	seq = NULL;
+out:
+	ordsched_seq_destroy(seq);
+	kfree(l);
+}
+
+/* Trashed tickets are skipped, wherever they are. */
+static void trash_skips(struct ktest *t)
+{
+	struct ordsched_seq *seq = ordsched_seq_create(NULL);
+	struct ordsched_seq_stats st;
+	struct log *l = log_alloc();
+	u64 first;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 6, &first), 0);
+	ordsched_seq_trash(seq, first + 2);
+	ordsched_seq_submit(seq, first + 3, &l->items[3].item);
+	ordsched_seq_trash(seq, first + 5);
+	ordsched_seq_submit(seq, first + 1, &l->items[1].item);
+	ordsched_seq_trash(seq, first);	/* the tail: drains 1 and 3 */
+	KT_EXPECT_EQ(t, l->len, 2);
+	KT_EXPECT_EQ(t, l->tickets[0], first + 1);
+	KT_EXPECT_EQ(t, l->tickets[1], first + 3);
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), first + 4);
+	ordsched_seq_submit(seq, first + 4, &l->items[4].item);
+	KT_EXPECT_EQ(t, l->len, 3);
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), first + 6);
+	ordsched_seq_get_stats(seq, &st);
+	KT_EXPECT_EQ(t, st.trashed, 3);
+	KT_EXPECT_EQ(t, st.tickets, 6);
+out:
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	kfree(l);
+}
+
+/* Tickets beyond the window are refused, never lost; room comes back. */
+static void window_full(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .ring_order = 4 };
+	struct ordsched_seq *seq = ordsched_seq_create(&p);
+	struct ordsched_seq_stats st;
+	struct log *l = log_alloc();
+	u64 first, more;
+	int i;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 0, &more), -EINVAL);
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 17, &more), -EINVAL);
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 15, &first), 0);
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 2, &more), -EAGAIN);
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 1, &more), 0);
+	KT_EXPECT_EQ(t, more, first + 15);
+	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &more), -EAGAIN);
+	/* Parked items do not make room; only the tail moving does. */
+	for (i = 1; i < 16; i++)
+		ordsched_seq_submit(seq, first + i, &l->items[i].item);
+	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &more), -EAGAIN);
+	ordsched_seq_submit(seq, first, &l->items[0].item);
+	KT_EXPECT_EQ(t, l->len, 16);
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 16, &more), 0);
+	KT_EXPECT_EQ(t, more, first + 16);
+	for (i = 0; i < 16; i++)
+		ordsched_seq_trash(seq, more + i);
+	ordsched_seq_get_stats(seq, &st);
+	KT_EXPECT_EQ(t, st.overflows, 3);
+	KT_EXPECT_EQ(t, st.peak_depth, 15);
+	KT_EXPECT_EQ(t, ordsched_seq_create(&(struct ordsched_seq_params){
+					    .ring_order = 21 }) ==
+		     ERR_PTR(-EINVAL), true);
+out:
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	kfree(l);
+}
+
+/*
+ * The drain budget: the producer that completes the tail with many items
+ * parked runs exactly budget of them, hands the rest to a worker and
+ * returns.
+ */
+static void budget_handoff(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .budget = 8, .ring_order = 9 };
+	struct ordsched_seq *seq = ordsched_seq_create(&p);
+	struct ordsched_seq_stats st;
+	struct log *l = log_alloc();
+	unsigned int i, mine = 0;
+	u64 first;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 200, &first), 0);
+	for (i = 1; i < 200; i++)
+		ordsched_seq_submit(seq, first + i, &l->items[i].item);
+	ordsched_seq_submit(seq, first, &l->items[0].item);
+	ordsched_seq_flush(seq);
+	KT_EXPECT_EQ(t, l->len, 200);
+	for (i = 0; i < l->len; i++) {
+		if (l->tickets[i] != first + i) {
+			KT_EXPECT_EQ(t, l->tickets[i], first + i);
+			break;
+		}
+		mine += l->who[i] == current;
+	}
+	KT_EXPECT_EQ(t, mine, 8);
+	ordsched_seq_get_stats(seq, &st);
+	KT_EXPECT_EQ(t, st.inline_runs, 8);
+	KT_EXPECT_EQ(t, st.handoff_runs, 192);
+	/* Each worker run stops at the budget too: 192 / 8 hand-offs. */
+	KT_EXPECT_EQ(t, st.handoffs, 24);
+out:
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	kfree(l);
+}
+
+/* Flush waits for parked items that a worker runs. */
+static void flush_waits(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .budget = 1 };
+	struct ordsched_seq *seq = ordsched_seq_create(&p);
+	struct log *l = log_alloc();
+	u64 first;
+	int i;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 50, &first), 0);
+	for (i = 49; i >= 0; i--)
+		ordsched_seq_submit(seq, first + i, &l->items[i].item);
+	ordsched_seq_flush(seq);
+	KT_EXPECT_EQ(t, l->len, 50);
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), first + 50);
+	/* Nothing outstanding: flush returns at once. */
+	ordsched_seq_flush(seq);
+out:
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	kfree(l);
+}
+
+static void destroy_idle(struct ktest *t)
+{
+	struct ordsched_seq *seq = ordsched_seq_create(NULL);
+	u64 tk;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq)))
+		return;
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(NULL), 0);
+
+	seq = ordsched_seq_create(NULL);
+	if (!KT_EXPECT(t, !IS_ERR(seq)))
+		return;
+	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
+	ordsched_seq_trash(seq, tk);
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+}
+
+/*
+ * Destroying with a ticket outstanding is reported (one WARN, -EBUSY) and
+ * frees nothing: the ticket can still be handed in, then destroy works.
+ */
+static void destroy_busy_warns(struct ktest *t)
+{
+	struct ordsched_seq *seq = ordsched_seq_create(NULL);
+	struct log *l = log_alloc();
+	u64 tk;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), -EBUSY);
+	ordsched_seq_submit(seq, tk, &l->items[0].item);
+	KT_EXPECT_EQ(t, l->len, 1);
+out:
+	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	kfree(l);
+}
+
+static const struct ktest_case seq_cases[] = {
+	KT_CASE(basic_order),
+	KT_CASE(trash_skips),
+	KT_CASE(window_full),
+	KT_CASE(budget_handoff),
+	KT_CASE(flush_waits),
+	KT_CASE(destroy_idle),
+	KT_CASE(stress_100k),
+	KT_CASE(stress_trash_1pct),
+	KT_CASE(stress_trash_10pct),
+	KT_CASE(stress_tiny_ring),
+	KT_CASE(stress_softirq),
+	KT_CASE(wrap_2_32),
+	KT_CASE(wrap_2_63),
+	KT_CASE(wrap_2_64),
+	KT_CASE_WARNS(destroy_busy_warns),
+};
+
+const struct ktest_suite ordsched_seq_suite = KT_SUITE("seq", seq_cases);

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the in-kernel test cases. */
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/processor.h>
+#include <linux/slab.h>
+
+#include "util.h"
+
+void kt_spin(unsigned int loops)
+{
+	while (loops--)
+		cpu_relax();
+}
+
+struct kt_threads {
+	int (*fn)(void *data, unsigned int idx);
+	void *data;
+	struct completion go;
+	struct completion done;
+	atomic_t running;
+	atomic_t err;
+};
+
+struct kt_thread {
+	struct kt_threads *all;
+	unsigned int idx;
+};
+
+static int kt_thread_fn(void *arg)
+{
+	struct kt_thread *th = arg;
+	struct kt_threads *all = th->all;
+	int ret;
+
+	wait_for_completion(&all->go);
+	ret = all->fn(all->data, th->idx);
+	if (ret)
+		atomic_cmpxchg(&all->err, 0, ret);
+	if (atomic_dec_and_test(&all->running))
+		complete(&all->done);
+	return 0;
+}
+
+int kt_run_threads(unsigned int nr, int (*fn)(void *data, unsigned int idx),
+		   void *data)
+{
+	struct kt_threads all = { .fn = fn, .data = data };
+	struct kt_thread *th;
+	unsigned int i, cpus = num_online_cpus(), started = 0;
+	int cpu;
+
+	th = kcalloc(nr, sizeof(*th), GFP_KERNEL);
+	if (!th)
+		return -ENOMEM;
+	init_completion(&all.go);
+	init_completion(&all.done);
+	atomic_set(&all.running, nr);
+	atomic_set(&all.err, 0);
+
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < nr; i++) {
+		struct task_struct *task;
+
+		th[i].all = &all;
+		th[i].idx = i;
+		task = kthread_create(kt_thread_fn, &th[i], "ordsched_t/%u", i);
+		if (IS_ERR(task)) {
+			atomic_cmpxchg(&all.err, 0, PTR_ERR(task));
+			break;
+		}
+		kthread_bind(task, cpu);
+		wake_up_process(task);
+		started++;
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids || i % cpus == cpus - 1)
+			cpu = cpumask_first(cpu_online_mask);
+	}
+	/* Threads that were never created count as done. */
+	if (started < nr && atomic_sub_and_test(nr - started, &all.running))
+		complete(&all.done);
+	complete_all(&all.go);
+	/* Wake every second: a long run is not a hung task. */
+	while (started && !wait_for_completion_timeout(&all.done, HZ))
+		;
+	kfree(th);
+	return atomic_read(&all.err);
+}

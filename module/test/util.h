@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the in-kernel test cases. */
+#ifndef _ORDSCHED_TEST_UTIL_H
+#define _ORDSCHED_TEST_UTIL_H
+
+#include <linux/types.h>
+
+/* A fast per-thread PRNG (xorshift32); never seed with 0. */
+static inline u32 kt_rand(u32 *state)
+{
+	u32 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/* Busy work of about @loops iterations, to scramble completion order. */
+void kt_spin(unsigned int loops);
+
+/*
+ * Run @fn(@data, i) for i in [0, @nr) on @nr kthreads, thread i bound to
+ * online CPU i % num_online_cpus(), all released at once; wait for all.
+ * Return: 0, or the first non-zero value a thread returned.
+ */
+int kt_run_threads(unsigned int nr, int (*fn)(void *data, unsigned int idx),
+		   void *data);
+
+#endif /* _ORDSCHED_TEST_UTIL_H */
