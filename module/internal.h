@@ -12,12 +12,22 @@
 extern struct workqueue_struct *ordsched_wq;
 
 /* debugfs.c */
-extern struct dentry *ordsched_debugfs_root;
-extern struct dentry *ordsched_debugfs_seq;
-extern struct dentry *ordsched_debugfs_pipeline;
+enum ordsched_kind {
+	ORDSCHED_KIND_SEQ,
+	ORDSCHED_KIND_PIPELINE,
+	ORDSCHED_KIND_STREAM,
+	ORDSCHED_KIND_KEYED,
+	ORDSCHED_KIND_SPREAD,
+	ORDSCHED_KIND_DELAY,
+	ORDSCHED_KIND_DOMAIN,
+	ORDSCHED_NR_KINDS
+};
+
 void ordsched_debugfs_init(void);
 void ordsched_debugfs_exit(void);
 unsigned int ordsched_next_id(void);
+struct dentry *ordsched_debugfs_instance(enum ordsched_kind kind,
+					 const char *name, unsigned int id);
 
 /* chardev.c */
 int ordsched_chardev_init(void);

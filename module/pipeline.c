@@ -164,7 +164,6 @@ ordsched_pipeline_create(const struct ordsched_pipeline_params *params)
 		.wq = params->wq,
 	};
 	struct ordsched_pipeline *pl;
-	char dir[48];
 
 	if (!params->ops || !params->ops->parallel || !params->ops->serial)
 		return ERR_PTR(-EINVAL);
@@ -183,8 +182,8 @@ ordsched_pipeline_create(const struct ordsched_pipeline_params *params)
 	atomic_long_set(&pl->submitted, 0);
 	atomic_long_set(&pl->failed, 0);
 
-	snprintf(dir, sizeof(dir), "%s.%u", sp.name, ordsched_next_id());
-	pl->debugfs = debugfs_create_dir(dir, ordsched_debugfs_pipeline);
+	pl->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_PIPELINE, sp.name,
+						ordsched_next_id());
 	debugfs_create_file("stats", 0444, pl->debugfs, pl,
 			    &pipeline_stats_fops);
 	return pl;

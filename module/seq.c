@@ -445,7 +445,6 @@ struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *param
 	const struct ordsched_seq_params *p = params ?: &defaults;
 	unsigned int order = p->ring_order ?: SEQ_DEFAULT_ORDER;
 	struct ordsched_seq *seq;
-	char dir[48];
 	u64 i;
 
 	if (order > SEQ_MAX_ORDER)
@@ -477,8 +476,8 @@ struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *param
 	seq->id = ordsched_next_id();
 	strscpy(seq->name, p->name ?: "seq", sizeof(seq->name));
 
-	snprintf(dir, sizeof(dir), "%s.%u", seq->name, seq->id);
-	seq->debugfs = debugfs_create_dir(dir, ordsched_debugfs_seq);
+	seq->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_SEQ, seq->name,
+						 seq->id);
 	debugfs_create_file("stats", 0444, seq->debugfs, seq, &seq_stats_fops);
 	return seq;
 

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ordsched: ordered execution on a workqueue. Include <ordsched.h>. */
+#ifndef _ORDSCHED_PIPELINE_H
+#define _ORDSCHED_PIPELINE_H
+
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <ordsched/seq.h>
+
+/* ------------------------------------------------------------------------
+ * Ordered execution on a workqueue
+ *
+ * A job's ticket is taken when it is submitted; its parallel step runs on a
+ * workqueue, and its serial step runs in submission order through the
+ * sequencer, on whichever worker completes the tail: there is no workqueue
+ * hop on the in-order path. Every submitted job reaches its serial step
+ * exactly once, with the error its parallel step returned.
+ */
+
+struct ordsched_pipeline;
+
+/**
+ * struct ordsched_job - one job, embedded by the caller
+ * @work: runs the parallel step
+ * @item: orders the serial step
+ * @pipeline: the pipeline the job was submitted to
+ * @ticket: the job's place in the order
+ * @err: what the parallel step returned
+ *
+ * All fields are the pipeline's; the caller reads @ticket and @err at most.
+ */
+struct ordsched_job {
+	struct work_struct work;
+	struct ordsched_seq_item item;
+	struct ordsched_pipeline *pipeline;
+	u64 ticket;
+	int err;
+};
+
+/**
+ * struct ordsched_pipeline_ops - the two steps of every job
+ * @parallel: runs on the workqueue, in process context, may sleep, in any
+ *	order and concurrently with other jobs' parallel steps. Returns 0 or
+ *	a negative errno that is handed to @serial.
+ * @serial: runs once per job in submission order, with bottom halves
+ *	disabled: must not sleep. @err is what @parallel returned. The job is
+ *	the caller's again once @serial has been called (it may be freed).
+ */
+struct ordsched_pipeline_ops {
+	int (*parallel)(struct ordsched_job *job);
+	void (*serial)(struct ordsched_job *job, int err);
+};
+
+/**
+ * struct ordsched_pipeline_params - how to build a pipeline
+ * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @ops: the steps (required)
+ * @wq: workqueue for the parallel steps and hand-offs (NULL: ordsched's
+ *	own unbound workqueue)
+ * @ring_order: as in &struct ordsched_seq_params; the window is the most
+ *	jobs in flight
+ * @budget: as in &struct ordsched_seq_params
+ */
+struct ordsched_pipeline_params {
+	const char *name;
+	const struct ordsched_pipeline_ops *ops;
+	struct workqueue_struct *wq;
+	unsigned int ring_order;
+	unsigned int budget;
+};
+
+struct ordsched_pipeline *
+ordsched_pipeline_create(const struct ordsched_pipeline_params *params);
+int ordsched_pipeline_destroy(struct ordsched_pipeline *pl);
+int ordsched_pipeline_submit(struct ordsched_pipeline *pl,
+			     struct ordsched_job *job);
+int ordsched_pipeline_submit_wait(struct ordsched_pipeline *pl,
+				  struct ordsched_job *job);
+void ordsched_pipeline_flush(struct ordsched_pipeline *pl);
+struct ordsched_seq *ordsched_pipeline_seq(struct ordsched_pipeline *pl);
+
+#endif /* _ORDSCHED_PIPELINE_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ordsched: the ticket sequencer. Include <ordsched.h>. */
+#ifndef _ORDSCHED_SEQ_H
+#define _ORDSCHED_SEQ_H
+
+#include <linux/types.h>
+
+struct workqueue_struct;
+
+/* ------------------------------------------------------------------------
+ * The ticket sequencer
+ *
+ * A producer takes a ticket, does its work, and hands in an item for that
+ * ticket. Items run strictly in ticket order, by whichever thread hands in
+ * the item at the tail, with no consumer thread: that thread runs its own
+ * item and then every item that later tickets parked meanwhile, up to a
+ * budget, past which a workqueue takes over. A failed ticket is trashed.
+ *
+ * Tickets live in a window of ring_size tickets ahead of the tail: taking a
+ * ticket beyond it fails with -EAGAIN (backpressure, never a lost ticket,
+ * never a spin); ordsched_seq_tickets_wait() sleeps for room instead.
+ */
+
+struct ordsched_seq;
+struct ordsched_seq_item;
+
+/**
+ * typedef ordsched_seq_fn - the work of one item, run in ticket order
+ * @item: the item handed in with ordsched_seq_submit()
+ * @ticket: its ticket
+ *
+ * Runs with bottom halves disabled, in the context of the thread that
+ * completed the tail or in a workqueue worker: it must not sleep. It may
+ * take tickets, submit and trash on the same sequencer (an item handed in
+ * for the next ticket is run by the same drain, after this one returns).
+ * The sequencer does not touch @item once this function has been called,
+ * so the function may free it.
+ */
+typedef void (*ordsched_seq_fn)(struct ordsched_seq_item *item, u64 ticket);
+
+/**
+ * struct ordsched_seq_item - an intrusive item, embedded by the caller
+ * @fn: what to run when the item's turn comes
+ *
+ * No allocation happens on the submission path: the sequencer stores a
+ * pointer to the item until it runs, so the item must stay valid until
+ * @fn has been called.
+ */
+struct ordsched_seq_item {
+	ordsched_seq_fn fn;
+};
+
+/**
+ * struct ordsched_seq_params - how to build a sequencer
+ * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @first_ticket: the first ticket handed out
+ * @ring_order: the window holds 1 << @ring_order tickets (0: default 10,
+ *	at most 20)
+ * @budget: most items a thread runs inline before it hands the rest to
+ *	@wq (0: default 64)
+ * @wq: workqueue for hand-offs (NULL: ordsched's own unbound workqueue)
+ */
+struct ordsched_seq_params {
+	const char *name;
+	u64 first_ticket;
+	unsigned int ring_order;
+	unsigned int budget;
+	struct workqueue_struct *wq;
+};
+
+/**
+ * struct ordsched_seq_stats - what a sequencer has done
+ * @tickets: tickets handed out
+ * @parked: items and trashes parked for a later turn
+ * @peak_depth: the farthest ahead of the tail an item was parked
+ * @inline_drains: drains run by the thread that completed the tail
+ * @inline_runs: items and trashes those drains went through
+ * @handoffs: drains that reached the budget and handed over to a worker
+ * @handoff_runs: items and trashes the workers went through
+ * @trashed: tickets trashed
+ * @overflows: ticket requests refused because the window was full
+ */
+struct ordsched_seq_stats {
+	u64 tickets;
+	u64 parked;
+	u64 peak_depth;
+	u64 inline_drains;
+	u64 inline_runs;
+	u64 handoffs;
+	u64 handoff_runs;
+	u64 trashed;
+	u64 overflows;
+};
+
+struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *params);
+int ordsched_seq_destroy(struct ordsched_seq *seq);
+int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first);
+int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
+			      u64 *first);
+void ordsched_seq_submit(struct ordsched_seq *seq, u64 ticket,
+			 struct ordsched_seq_item *item);
+void ordsched_seq_trash(struct ordsched_seq *seq, u64 ticket);
+void ordsched_seq_flush(struct ordsched_seq *seq);
+u64 ordsched_seq_tail(const struct ordsched_seq *seq);
+void ordsched_seq_get_stats(const struct ordsched_seq *seq,
+			    struct ordsched_seq_stats *stats);
+
+/**
+ * ordsched_seq_ticket() - take one ticket
+ * @seq: the sequencer
+ * @ticket: where to store it
+ *
+ * Context: any context but hard interrupt.
+ * Return: 0, or -EAGAIN when the window is full.
+ */
+static inline int ordsched_seq_ticket(struct ordsched_seq *seq, u64 *ticket)
+{
+	return ordsched_seq_tickets(seq, 1, ticket);
+}
+
+#endif /* _ORDSCHED_SEQ_H */
