@@ -82,7 +82,7 @@ int ordsched_pipeline_submit(struct ordsched_pipeline *pl,
 		pipeline_start(pl, job);
 	return ret;
 }
-ORDSCHED_EXPORT(ordsched_pipeline_submit);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_submit);
 
 /**
  * ordsched_pipeline_submit_wait() - submit a job, sleeping for room
@@ -103,7 +103,7 @@ int ordsched_pipeline_submit_wait(struct ordsched_pipeline *pl,
 		pipeline_start(pl, job);
 	return ret;
 }
-ORDSCHED_EXPORT(ordsched_pipeline_submit_wait);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_submit_wait);
 
 /**
  * ordsched_pipeline_flush() - wait for the serial steps of submitted jobs
@@ -117,7 +117,7 @@ void ordsched_pipeline_flush(struct ordsched_pipeline *pl)
 {
 	ordsched_seq_flush(pl->seq);
 }
-ORDSCHED_EXPORT(ordsched_pipeline_flush);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_flush);
 
 /**
  * ordsched_pipeline_seq() - the sequencer that orders a pipeline
@@ -133,7 +133,7 @@ struct ordsched_seq *ordsched_pipeline_seq(struct ordsched_pipeline *pl)
 {
 	return pl->seq;
 }
-ORDSCHED_EXPORT(ordsched_pipeline_seq);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_seq);
 
 static int pipeline_stats_show(struct seq_file *m, void *unused)
 {
@@ -188,7 +188,7 @@ ordsched_pipeline_create(const struct ordsched_pipeline_params *params)
 			    &pipeline_stats_fops);
 	return pl;
 }
-ORDSCHED_EXPORT(ordsched_pipeline_create);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_create);
 
 /**
  * ordsched_pipeline_destroy() - free a pipeline
@@ -214,4 +214,4 @@ int ordsched_pipeline_destroy(struct ordsched_pipeline *pl)
 	kfree(pl);
 	return 0;
 }
-ORDSCHED_EXPORT(ordsched_pipeline_destroy);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_destroy);

@@ -254,7 +254,7 @@ void ordsched_seq_submit(struct ordsched_seq *seq, u64 ticket,
 {
 	seq_hand_in(seq, ticket, item, SLOT_FULL);
 }
-ORDSCHED_EXPORT(ordsched_seq_submit);
+EXPORT_SYMBOL_GPL(ordsched_seq_submit);
 
 /**
  * ordsched_seq_trash() - give up a ticket: its turn is skipped
@@ -273,7 +273,15 @@ void ordsched_seq_trash(struct ordsched_seq *seq, u64 ticket)
 	trace_ordsched_seq_trash(seq->id, ticket);
 	seq_hand_in(seq, ticket, NULL, SLOT_TRASH);
 }
-ORDSCHED_EXPORT(ordsched_seq_trash);
+EXPORT_SYMBOL_GPL(ordsched_seq_trash);
+
+/* Would @n more tickets fit in the window now? */
+static bool seq_has_room(struct ordsched_seq *seq, unsigned int n)
+{
+	u64 used = atomic64_read(&seq->head) - atomic64_read(&seq->tail);
+
+	return used <= seq_size(seq) - n;
+}
 
 /**
  * ordsched_seq_tickets() - take @n consecutive tickets
@@ -313,7 +321,7 @@ int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
 	*first = head;
 	return 0;
 }
-ORDSCHED_EXPORT(ordsched_seq_tickets);
+EXPORT_SYMBOL_GPL(ordsched_seq_tickets);
 
 /**
  * ordsched_seq_tickets_wait() - take @n consecutive tickets, sleeping for room
@@ -332,15 +340,16 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
 	int ret;
 
 	might_sleep();
-	ret = ordsched_seq_tickets(seq, n, first);
-	if (ret != -EAGAIN)
-		return ret;
-	if (wait_event_killable(seq->waitq,
-				(ret = ordsched_seq_tickets(seq, n, first)) != -EAGAIN))
-		return -EINTR;
-	return ret;
+	for (;;) {
+		ret = ordsched_seq_tickets(seq, n, first);
+		if (ret != -EAGAIN)
+			return ret;
+		/* Woken by seq_drain() whenever the tail has moved. */
+		if (wait_event_killable(seq->waitq, seq_has_room(seq, n)))
+			return -EINTR;
+	}
 }
-ORDSCHED_EXPORT(ordsched_seq_tickets_wait);
+EXPORT_SYMBOL_GPL(ordsched_seq_tickets_wait);
 
 /**
  * ordsched_seq_tail() - the next ticket to run
@@ -355,7 +364,7 @@ u64 ordsched_seq_tail(const struct ordsched_seq *seq)
 {
 	return atomic64_read_acquire(&seq->tail);
 }
-ORDSCHED_EXPORT(ordsched_seq_tail);
+EXPORT_SYMBOL_GPL(ordsched_seq_tail);
 
 /**
  * ordsched_seq_flush() - wait until every ticket taken so far has run
@@ -374,7 +383,7 @@ void ordsched_seq_flush(struct ordsched_seq *seq)
 	might_sleep();
 	wait_event(seq->waitq, (s64)(ordsched_seq_tail(seq) - head) >= 0);
 }
-ORDSCHED_EXPORT(ordsched_seq_flush);
+EXPORT_SYMBOL_GPL(ordsched_seq_flush);
 
 /**
  * ordsched_seq_get_stats() - read a sequencer's counters
@@ -406,7 +415,7 @@ void ordsched_seq_get_stats(const struct ordsched_seq *seq,
 		stats->overflows += s->overflows;
 	}
 }
-ORDSCHED_EXPORT(ordsched_seq_get_stats);
+EXPORT_SYMBOL_GPL(ordsched_seq_get_stats);
 
 static int seq_stats_show(struct seq_file *m, void *unused)
 {
@@ -487,7 +496,7 @@ err_free_seq:
 	kfree(seq);
 	return ERR_PTR(-ENOMEM);
 }
-ORDSCHED_EXPORT(ordsched_seq_create);
+EXPORT_SYMBOL_GPL(ordsched_seq_create);
 
 /**
  * ordsched_seq_destroy() - free a sequencer
@@ -524,4 +533,4 @@ int ordsched_seq_destroy(struct ordsched_seq *seq)
 	kfree(seq);
 	return 0;
 }
-ORDSCHED_EXPORT(ordsched_seq_destroy);
+EXPORT_SYMBOL_GPL(ordsched_seq_destroy);

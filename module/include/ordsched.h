@@ -13,19 +13,18 @@
 #define _ORDSCHED_H
 
 #include <linux/module.h>
-#include <linux/version.h>
 
 /*
- * Linux 6.13 turned the namespace argument of EXPORT_SYMBOL_NS_GPL() and
- * MODULE_IMPORT_NS() from a bare identifier into a string literal.
+ * The exports are EXPORT_SYMBOL_GPL() in the namespace ORDSCHED, set for
+ * the whole module by DEFAULT_SYMBOL_NAMESPACE in Kbuild (spelled as an
+ * identifier before Linux 6.13, as a string since). A module that uses
+ * them says ORDSCHED_IMPORT_NS() once: the string form below means the
+ * same on every version.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define ORDSCHED_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, "ORDSCHED")
-#define ORDSCHED_IMPORT_NS()	MODULE_IMPORT_NS("ORDSCHED")
-#else
-#define ORDSCHED_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, ORDSCHED)
-#define ORDSCHED_IMPORT_NS()	MODULE_IMPORT_NS(ORDSCHED)
-#endif
+#define ORDSCHED_IMPORT_NS()	MODULE_INFO(import_ns, "ORDSCHED")
+
+/* Kept for code written against the earlier spelling. */
+#define ORDSCHED_EXPORT(sym)	EXPORT_SYMBOL_GPL(sym)
 
 #include <ordsched/seq.h>
 #include <ordsched/pipeline.h>

@@ -70,7 +70,7 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 	char full[96];
 
 	for (s = 0; s < n; s++) {
-		for (i = 0; i < suites[s].n; i++) {
+		for (i = 0; suites[s].cases[i].name; i++) {
 			const struct ktest_case *c = &suites[s].cases[i];
 
 			snprintf(full, sizeof(full), "%s.%s", suites[s].name,
@@ -82,7 +82,7 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 	pr_info("KTAP version 1\n");
 	pr_info("1..%u\n", planned);
 	for (s = 0; s < n; s++) {
-		for (i = 0; i < suites[s].n; i++) {
+		for (i = 0; suites[s].cases[i].name; i++) {
 			const struct ktest_case *c = &suites[s].cases[i];
 			struct ktest t = { .name = full };
 

@@ -24,16 +24,16 @@ struct ktest_case {
 	bool warns;
 };
 
+/* @cases ends with an empty entry, KT_END. */
 struct ktest_suite {
 	const char *name;
 	const struct ktest_case *cases;
-	unsigned int n;
 };
 
 #define KT_CASE(fn) { .name = #fn, .run = fn }
 #define KT_CASE_WARNS(fn) { .name = #fn, .run = fn, .warns = true }
-#define KT_SUITE(sname, array) \
-	{ .name = sname, .cases = array, .n = ARRAY_SIZE(array) }
+#define KT_END {}
+#define KT_SUITE(sname, array) { .name = sname, .cases = array }
 
 void ktest_fail(struct ktest *t, const char *file, int line,
 		const char *fmt, ...) __printf(4, 5);
@@ -59,9 +59,10 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 	__a == __b;							\
 })
 
-#define KT_SKIP(t, why) do {						\
-	(t)->skipped = true;						\
-	(t)->skip_reason = (why);					\
-} while (0)
+static inline void ktest_skip(struct ktest *t, const char *why)
+{
+	t->skipped = true;
+	t->skip_reason = why;
+}
 
 #endif /* _ORDSCHED_KTEST_H */

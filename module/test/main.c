@@ -39,6 +39,7 @@ static void expect_records_failure(struct ktest *t)
 
 static const struct ktest_case ktest_cases[] = {
 	KT_CASE(expect_records_failure),
+	KT_END
 };
 
 const struct ktest_suite ordsched_ktest_suite = KT_SUITE("ktest", ktest_cases);

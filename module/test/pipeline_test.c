@@ -211,6 +211,7 @@ static const struct ktest_case pipeline_cases[] = {
 	KT_CASE(window_full),
 	KT_CASE(order_100k),
 	KT_CASE(caller_percpu_wq),
+	KT_END
 };
 
 const struct ktest_suite ordsched_pipeline_suite =

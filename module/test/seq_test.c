@@ -236,8 +236,9 @@ static void stress_run(struct ktest *t, u64 first, u64 n,
 		ktest_diag(t, "%lld tickets taken and handed in from softirq",
 			   atomic64_read(&s->softirq_tickets));
 	}
-	ktest_diag(t, "%llu tickets, %llu trashed, %llu parked, peak depth %llu, %llu drains, %llu hand-offs, %llu overflows",
-		   n, nr_trashed, stats.parked, stats.peak_depth,
+	ktest_diag(t, "%llu tickets, %llu trashed, %llu parked, peak depth %llu",
+		   n, nr_trashed, stats.parked, stats.peak_depth);
+	ktest_diag(t, "%llu drains, %llu hand-offs, %llu overflows",
 		   stats.inline_drains, stats.handoffs, stats.overflows);
 	KT_EXPECT_EQ(t, ordsched_seq_destroy(s->seq), 0);
 out_free:
@@ -550,6 +551,7 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(wrap_2_63),
 	KT_CASE(wrap_2_64),
 	KT_CASE_WARNS(destroy_busy_warns),
+	KT_END
 };
 
 const struct ktest_suite ordsched_seq_suite = KT_SUITE("seq", seq_cases);

@@ -21,7 +21,8 @@ static char *fault = "";
 module_param(fault, charp, 0444);
 MODULE_PARM_DESC(fault, "warn, leak, uaf or hang");
 
-static void *volatile sink;
+/* Where a pointer is stored, so the compiler cannot drop the allocation. */
+static void *sink;
 
 static int __init ordsched_faulty_init(void)
 {
@@ -34,15 +35,15 @@ static int __init ordsched_faulty_init(void)
 		p = kmalloc(128, GFP_KERNEL);
 		if (p)
 			memset(p, 0x5a, 128);
-		sink = p;
-		sink = NULL;
+		WRITE_ONCE(sink, p);
+		WRITE_ONCE(sink, NULL);
 	} else if (!strcmp(fault, "uaf")) {
 		p = kmalloc(64, GFP_KERNEL);
 		if (!p)
 			return -ENOMEM;
-		sink = p;
 		kfree(p);
-		pr_info("read after free: %d\n", READ_ONCE(((char *)sink)[8]));
+		OPTIMIZER_HIDE_VAR(p);
+		pr_info("read after free: %d\n", READ_ONCE(p[8]));
 	} else if (!strcmp(fault, "hang")) {
 		for (;;)
 			msleep(1000 * 1000);
