@@ -2,17 +2,255 @@
 /*
  * ordsched: userspace interface of /dev/ordsched.
  *
- * Every open of /dev/ordsched creates a private ordering domain. The ioctl
- * commands below use the type ORDSCHED_IOC_MAGIC, which is not taken in
- * Documentation/userspace-api/ioctl/ioctl-number.rst as of Linux 6.1.
+ * Every open of /dev/ordsched creates a private ordering domain and a
+ * handle to it. ORDSCHED_IOC_NEW_HANDLE gives another handle on the same
+ * domain as a new file descriptor; passing a descriptor (fork, SCM_RIGHTS)
+ * shares the handle itself. Tickets are u64 numbers handed out in order
+ * and belong to the handle that took them. A ticket's turn comes when
+ * every ticket before it has been completed or trashed; its holder then
+ * does its ordered step and completes it. The tail is the oldest ticket
+ * not yet completed or trashed: the ticket whose turn it is.
+ *
+ * When a handle is released (its last descriptor closed, or its process
+ * killed) the tickets it still holds are trashed, so nobody waits forever.
+ *
+ * Errors, shared by every command:
+ *	EFAULT	the argument cannot be read or written
+ *	EINVAL	a reserved field or an unknown flag is set, a count is 0 or
+ *		above the batch limit, a ticket was never handed out
+ *	ENOTTY	unknown command
+ * and per command as documented below. The ioctl type ORDSCHED_IOC_MAGIC
+ * is not taken in Documentation/userspace-api/ioctl/ioctl-number.rst as of
+ * Linux 6.1.
  */
 #ifndef _UAPI_LINUX_ORDSCHED_H
 #define _UAPI_LINUX_ORDSCHED_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define ORDSCHED_DEVICE_NAME	"ordsched"
 #define ORDSCHED_IOC_MAGIC	0xB9
+
+/* The version of this interface that ORDSCHED_IOC_API negotiates. */
+#define ORDSCHED_API_VERSION	1
+
+/* "No ticket" in ordsched_complete_wait; "no deadline" in deadlines. */
+#define ORDSCHED_NO_TICKET	(~(__u64)0)
+#define ORDSCHED_NO_DEADLINE	(~(__u64)0)
+
+/* Features, in ordsched_api.features and ordsched_status.features. */
+#define ORDSCHED_FEAT_STATUS_PAGE	_BITULL(0)	/* mmap at offset 0 */
+#define ORDSCHED_FEAT_POLL		_BITULL(1)	/* poll() for a turn */
+#define ORDSCHED_FEAT_COMPLETE_WAIT	_BITULL(2)
+#define ORDSCHED_FEAT_NEW_HANDLE	_BITULL(3)
+
+/**
+ * struct ordsched_api - ORDSCHED_IOC_API, the handshake
+ * @version: in: the API version userspace speaks, ORDSCHED_API_VERSION;
+ *	out: the same
+ * @flags: in: 0
+ * @features: out: ORDSCHED_FEAT_*
+ * @ioctls: out: bit N set when the command numbered N is supported
+ * @status_size: out: length to mmap at offset 0 for the status page
+ * @status_tail_offset: out: offset of the __u64 tail in the status page
+ * @status_head_offset: out: offset of the __u64 head in the status page
+ * @window: out: most tickets handed out and not yet retired, per domain
+ * @max_batch: out: most tickets one command takes, completes or trashes
+ * @max_held: out: most tickets one handle may hold at a time
+ * @reserved: in: zero; out: zero
+ *
+ * Userspace calls it first, to learn the limits and the status page
+ * layout; the other commands do not depend on it. EINVAL: a version the
+ * kernel does not speak.
+ */
+struct ordsched_api {
+	__u32 version;
+	__u32 flags;
+	__u64 features;
+	__u64 ioctls;
+	__u32 status_size;
+	__u32 status_tail_offset;
+	__u32 status_head_offset;
+	__u32 window;
+	__u32 max_batch;
+	__u32 max_held;
+	__u64 reserved[4];
+};
+
+/**
+ * struct ordsched_take - ORDSCHED_IOC_TAKE, take @count consecutive tickets
+ * @count: in: 1 to max_batch
+ * @flags: in: 0
+ * @first: out: the first ticket; the handle holds @first to
+ *	@first + @count - 1
+ *
+ * EAGAIN: the handle would hold more than max_held tickets, or the domain
+ * window is full; it clears as tickets are completed or trashed.
+ */
+struct ordsched_take {
+	__u32 count;
+	__u32 flags;
+	__u64 first;
+};
+
+/**
+ * struct ordsched_wait - ORDSCHED_IOC_WAIT, wait for a ticket's turn
+ * @ticket: in: a ticket the handle holds
+ * @deadline_ns: in: absolute CLOCK_MONOTONIC deadline, or
+ *	ORDSCHED_NO_DEADLINE; a deadline in the past only checks
+ * @flags: in: 0
+ * @pad: in: 0
+ *
+ * Returns 0 when @ticket is the tail. ETIMEDOUT: the deadline passed.
+ * EINTR (or a transparent restart): a signal came; the deadline being
+ * absolute, a restart does not stretch it. EPERM: another handle holds
+ * @ticket. EALREADY: @ticket was completed or trashed (also when that
+ * happens during the wait).
+ */
+struct ordsched_wait {
+	__u64 ticket;
+	__u64 deadline_ns;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct ordsched_range - ORDSCHED_IOC_COMPLETE and ORDSCHED_IOC_TRASH
+ * @ticket: in: the first ticket
+ * @count: in: 1 to max_batch consecutive tickets
+ * @flags: in: 0
+ *
+ * Completing a ticket before its turn is allowed and means the same as
+ * trashing it: the tail passes it without a stop. Either all tickets of
+ * the range are retired or none: EPERM when another handle holds one,
+ * EALREADY when one was already completed or trashed.
+ */
+struct ordsched_range {
+	__u64 ticket;
+	__u32 count;
+	__u32 flags;
+};
+
+/**
+ * struct ordsched_complete_wait - ORDSCHED_IOC_COMPLETE_WAIT
+ * @ticket: in: the ticket to complete, or ORDSCHED_NO_TICKET; out: set
+ *	to ORDSCHED_NO_TICKET once completed, so that a call restarted
+ *	after a signal only waits
+ * @next: in: the ticket to wait for, or ORDSCHED_NO_TICKET
+ * @deadline_ns: in: as in struct ordsched_wait
+ * @flags: in: 0
+ * @pad: in: 0
+ *
+ * Completes @ticket, then waits for @next as ORDSCHED_IOC_WAIT does: one
+ * system call per ticket in an ordered loop. Errors of the completion are
+ * returned before anything is done; after it, those of the wait.
+ */
+struct ordsched_complete_wait {
+	__u64 ticket;
+	__u64 next;
+	__u64 deadline_ns;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct ordsched_new_handle - ORDSCHED_IOC_NEW_HANDLE
+ * @flags: in: 0 or ORDSCHED_HANDLE_CLOEXEC
+ * @pad: in: 0
+ * @reserved: in: 0
+ *
+ * Returns a new file descriptor: a new handle on the same domain, holding
+ * no ticket. EMFILE, ENFILE, ENOMEM as open(2).
+ */
+struct ordsched_new_handle {
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved;
+};
+
+#define ORDSCHED_HANDLE_CLOEXEC	_BITUL(0)
+
+/**
+ * struct ordsched_stats - ORDSCHED_IOC_STATS
+ * @flags: in: 0
+ * @handles: out: live handles on the domain
+ * @domain_id: out: the domain's number, as in debugfs ("domain/<comm>.<id>")
+ * @pad: out: 0
+ * @tail: out: the oldest ticket not retired
+ * @head: out: the next ticket to hand out
+ * @taken: out: tickets handed out by the domain
+ * @completed: out: tickets completed
+ * @trashed: out: tickets trashed by a command
+ * @released: out: tickets trashed because their handle was released
+ * @waits: out: wait commands that found the ticket not yet at its turn
+ * @wakeups: out: waiters woken, by a turn or a retirement of their ticket
+ * @timeouts: out: waits that reached their deadline
+ * @interrupts: out: waits interrupted by a signal
+ * @full: out: take commands answered EAGAIN
+ * @held: out: tickets this handle holds
+ * @handle_taken: out: tickets this handle took
+ * @reserved: out: 0
+ */
+struct ordsched_stats {
+	__u32 flags;
+	__u32 handles;
+	__u32 domain_id;
+	__u32 pad;
+	__u64 tail;
+	__u64 head;
+	__u64 taken;
+	__u64 completed;
+	__u64 trashed;
+	__u64 released;
+	__u64 waits;
+	__u64 wakeups;
+	__u64 timeouts;
+	__u64 interrupts;
+	__u64 full;
+	__u64 held;
+	__u64 handle_taken;
+	__u64 reserved[4];
+};
+
+/**
+ * struct ordsched_status - the head of the read-only status page
+ * @version: ORDSCHED_API_VERSION
+ * @size: the page's length, as ordsched_api.status_size
+ * @features: ORDSCHED_FEAT_*
+ * @window: as ordsched_api.window
+ * @tail_offset: as ordsched_api.status_tail_offset
+ * @head_offset: as ordsched_api.status_head_offset
+ * @pad: 0
+ *
+ * mmap(NULL, status_size, PROT_READ, MAP_SHARED, fd, 0) maps the page of
+ * the handle's domain. The kernel writes the tail and the head, each a
+ * __u64 alone on its cache line, with release stores: read them with
+ * acquire loads. A reader without 64-bit atomic loads reads the high half,
+ * the low half, and the high half again until both high halves match; the
+ * kernel never publishes a value above the true one, so "tail == my
+ * ticket" read from the page means the ticket's turn has come.
+ */
+struct ordsched_status {
+	__u32 version;
+	__u32 size;
+	__u64 features;
+	__u32 window;
+	__u32 tail_offset;
+	__u32 head_offset;
+	__u32 pad;
+};
+
+#define ORDSCHED_IOC_API	_IOWR(ORDSCHED_IOC_MAGIC, 0x00, struct ordsched_api)
+#define ORDSCHED_IOC_TAKE	_IOWR(ORDSCHED_IOC_MAGIC, 0x01, struct ordsched_take)
+#define ORDSCHED_IOC_WAIT	_IOW(ORDSCHED_IOC_MAGIC, 0x02, struct ordsched_wait)
+#define ORDSCHED_IOC_COMPLETE	_IOW(ORDSCHED_IOC_MAGIC, 0x03, struct ordsched_range)
+#define ORDSCHED_IOC_TRASH	_IOW(ORDSCHED_IOC_MAGIC, 0x04, struct ordsched_range)
+#define ORDSCHED_IOC_COMPLETE_WAIT \
+	_IOWR(ORDSCHED_IOC_MAGIC, 0x05, struct ordsched_complete_wait)
+#define ORDSCHED_IOC_NEW_HANDLE \
+	_IOW(ORDSCHED_IOC_MAGIC, 0x06, struct ordsched_new_handle)
+#define ORDSCHED_IOC_STATS	_IOWR(ORDSCHED_IOC_MAGIC, 0x07, struct ordsched_stats)
 
 #endif /* _UAPI_LINUX_ORDSCHED_H */
