@@ -4,7 +4,10 @@
 # Build the debug kernel from linux-source-6.1: tinyconfig plus debug.config
 # (KASAN, lockdep, kmemleak, UBSAN, debug objects, ...). The result is cached
 # under BUILD_DIR/debug and reused while the source package and the config
-# fragment are unchanged. Prints KDIR=... and IMAGE=... on success.
+# fragment are unchanged. Each configuration builds in its own folder,
+# BUILD_DIR/debug/<hash>, so a rebuild never pulls a kernel from under a
+# run that is still using the previous one. Prints KDIR=..., IMAGE=... and
+# KVER=... on success.
 #
 # usage: debug-kernel.sh BUILD_DIR
 set -euo pipefail
@@ -12,10 +15,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(mkdir -p "${1:?usage: debug-kernel.sh BUILD_DIR}" && cd "$1" && pwd)
 src=$("$here/kernel-source.sh" "$build")
-out=$build/debug/linux
 jobs=$(($(nproc) + 1))
 
 key=$( { cat "$src/.ordsched-version"; cat "$here/debug.config"; } | sha256sum | cut -c1-16)
+out=$build/debug/$key
 if [ "$(cat "$out/.ordsched-key" 2>/dev/null)" != "$key" ]; then
 	echo "debug-kernel: building (config $key), a few minutes" >&2
 	rm -rf "$out" && mkdir -p "$out"
