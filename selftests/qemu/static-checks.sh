@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks of the kernel sources, one result line per check:
+#   checkpatch.pl --strict on every kernel source file,
+#   kernel-doc on every exported function (present, and quiet),
+#   sparse (C=2) over the whole module build against the stock headers.
+# Prints "ok NAME" / "not ok NAME" lines with the findings below failures,
+# exits non-zero if any check failed.
+#
+# usage: static-checks.sh BUILD_DIR KDIR
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=$(mkdir -p "${1:?usage: static-checks.sh BUILD_DIR KDIR}" && cd "$1" && pwd)
+kdir=${2:?usage: static-checks.sh BUILD_DIR KDIR}
+src=$("$here/kernel-source.sh" "$build") || exit 1
+failed=0
+
+report() { # report NAME FINDINGS
+	if [ -z "$2" ]; then
+		echo "ok $1"
+	else
+		echo "not ok $1"
+		sed 's/^/#   /' <<<"$2"
+		failed=1
+	fi
+}
+
+mapfile -t files < <(cd "$top" && git ls-files --cached --others \
+	--exclude-standard 'module/*.[ch]' 'uapi/*.h' 'selftests/qemu/faulty/*.[ch]' |
+	sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+
+for f in "${files[@]}"; do
+	out=$(cd "$top" && "$src/scripts/checkpatch.pl" --no-tree --strict \
+		--quiet --show-types -f "$f" 2>&1)
+	report "checkpatch.$f" "$out"
+done
+
+# Every exported function has a kernel-doc comment, and kernel-doc has
+# nothing to say about any file.
+for f in "${files[@]}"; do
+	out=$(cd "$top" && "$src/scripts/kernel-doc" -none "$f" 2>&1)
+	for sym in $(sed -n 's/^EXPORT_SYMBOL[A-Z_]*(\([a-z0-9_]*\));/\1/p' "$top/$f"); do
+		grep -q "^ \* $sym() - " "$top/$f" ||
+			out+="${out:+$'\n'}$f: $sym is exported without kernel-doc"
+	done
+	report "kernel-doc.$f" "$out"
+done
+
+# sparse over a copy of the module sources (the tree may hold a user's
+# own build against another kernel).
+tree=$build/sparse
+rm -rf "$tree" && mkdir -p "$tree"
+tar -C "$top" --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	--exclude='*.mod' --exclude='*.mod.c' -cf - Kbuild module uapi |
+	tar -C "$tree" -xf -
+out=$(make -s -C "$kdir" M="$tree" C=2 W=1 modules 2>&1 |
+	grep -v '^Skipping BTF generation')
+report sparse "$out"
+
+exit $failed
