@@ -19,6 +19,11 @@ jobs=$(($(nproc) + 1))
 
 key=$( { cat "$src/.ordsched-version"; cat "$here/debug.config"; } | sha256sum | cut -c1-16)
 out=$build/debug/$key
+
+# One build at a time: a second run waits here, then reuses the result.
+mkdir -p "$build/debug"
+exec 9> "$build/debug/.lock"
+flock 9
 if [ "$(cat "$out/.ordsched-key" 2>/dev/null)" != "$key" ]; then
 	echo "debug-kernel: building (config $key), a few minutes" >&2
 	rm -rf "$out" && mkdir -p "$out"
