@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/ordsched: the misc character device through which userspace takes
- * part in ticket ordering.
+ * part in ticket ordering. This file only turns file operations into
+ * calls on the ordering domain (domain.c): it copies arguments in, checks
+ * every field, and copies results out.
  *
  * The device is world read-write (mode 0666): every open creates a private
  * ordering domain whose memory is charged to the opener's memory cgroup and
@@ -10,27 +12,250 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/anon_inodes.h>
+#include <linux/build_bug.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
 #include <uapi/linux/ordsched.h>
 
+#include "domain.h"
 #include "internal.h"
 
-static int ordsched_open(struct inode *inode, struct file *file)
+/* The layout is ABI: same on every architecture, no implicit padding. */
+static_assert(sizeof(struct ordsched_api) == 80);
+static_assert(sizeof(struct ordsched_take) == 16);
+static_assert(sizeof(struct ordsched_wait) == 24);
+static_assert(sizeof(struct ordsched_range) == 16);
+static_assert(sizeof(struct ordsched_complete_wait) == 32);
+static_assert(sizeof(struct ordsched_new_handle) == 16);
+static_assert(sizeof(struct ordsched_stats) == 152);
+static_assert(sizeof(struct ordsched_status) == 32);
+static_assert(ORDSCHED_STATUS_HEAD_OFFSET + sizeof(u64) <= PAGE_SIZE);
+
+#define ORDSCHED_IOCTLS	(BIT_ULL(_IOC_NR(ORDSCHED_IOC_API)) |		\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_TAKE)) |		\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_WAIT)) |		\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_COMPLETE)) |	\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_TRASH)) |		\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_COMPLETE_WAIT)) |	\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_NEW_HANDLE)) |	\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_STATS)))
+
+static const struct file_operations ordsched_fops;
+
+static bool ordsched_zero(const u64 *words, unsigned int n)
 {
-	return nonseekable_open(inode, file);
+	while (n--)
+		if (words[n])
+			return false;
+	return true;
 }
 
-static int ordsched_release(struct inode *inode, struct file *file)
+static int ordsched_ioc_api(void __user *uarg)
 {
-	return 0;
+	struct ordsched_api api;
+
+	if (copy_from_user(&api, uarg, sizeof(api)))
+		return -EFAULT;
+	if (api.flags || !ordsched_zero(api.reserved, ARRAY_SIZE(api.reserved)))
+		return -EINVAL;
+	if (api.version != ORDSCHED_API_VERSION)
+		return -EINVAL;
+
+	memset(&api, 0, sizeof(api));
+	api.version = ORDSCHED_API_VERSION;
+	api.features = ORDSCHED_DOMAIN_FEATURES;
+	api.ioctls = ORDSCHED_IOCTLS;
+	api.status_size = PAGE_SIZE;
+	api.status_tail_offset = ORDSCHED_STATUS_TAIL_OFFSET;
+	api.status_head_offset = ORDSCHED_STATUS_HEAD_OFFSET;
+	api.window = ORDSCHED_DOMAIN_WINDOW;
+	api.max_batch = ORDSCHED_DOMAIN_MAX_BATCH;
+	api.max_held = ORDSCHED_DOMAIN_MAX_HELD;
+	return copy_to_user(uarg, &api, sizeof(api)) ? -EFAULT : 0;
+}
+
+static bool ordsched_count_ok(u32 count)
+{
+	return count && count <= ORDSCHED_DOMAIN_MAX_BATCH;
+}
+
+static int ordsched_ioc_take(struct ordsched_handle *h, void __user *uarg)
+{
+	struct ordsched_take take;
+	int ret;
+
+	if (copy_from_user(&take, uarg, sizeof(take)))
+		return -EFAULT;
+	if (take.flags || !ordsched_count_ok(take.count))
+		return -EINVAL;
+	ret = ordsched_domain_take(h, take.count, &take.first);
+	if (ret)
+		return ret;
+	/*
+	 * The tickets are ours whether or not the caller learns them; if it
+	 * does not, releasing the handle trashes them.
+	 */
+	return copy_to_user(uarg, &take, sizeof(take)) ? -EFAULT : 0;
+}
+
+static int ordsched_ioc_wait(struct ordsched_handle *h, void __user *uarg)
+{
+	struct ordsched_wait wait;
+
+	if (copy_from_user(&wait, uarg, sizeof(wait)))
+		return -EFAULT;
+	if (wait.flags || wait.pad)
+		return -EINVAL;
+	return ordsched_domain_wait(h, wait.ticket, wait.deadline_ns);
+}
+
+static int ordsched_ioc_retire(struct ordsched_handle *h, void __user *uarg,
+			       enum ordsched_retire how)
+{
+	struct ordsched_range range;
+
+	if (copy_from_user(&range, uarg, sizeof(range)))
+		return -EFAULT;
+	if (range.flags || !ordsched_count_ok(range.count))
+		return -EINVAL;
+	/* The last ticket must not wrap around to the first ones. */
+	if (range.count - 1 > U64_MAX - range.ticket)
+		return -EINVAL;
+	return ordsched_domain_retire(h, range.ticket, range.count, how);
+}
+
+static int ordsched_ioc_complete_wait(struct ordsched_handle *h,
+				      void __user *uarg)
+{
+	struct ordsched_complete_wait cw;
+	int ret;
+
+	if (copy_from_user(&cw, uarg, sizeof(cw)))
+		return -EFAULT;
+	if (cw.flags || cw.pad)
+		return -EINVAL;
+	if (cw.ticket != ORDSCHED_NO_TICKET) {
+		ret = ordsched_domain_retire(h, cw.ticket, 1,
+					     ORDSCHED_RETIRE_COMPLETE);
+		if (ret)
+			return ret;
+		/* A restart after a signal must not complete it again. */
+		if (put_user(ORDSCHED_NO_TICKET,
+			     &((struct ordsched_complete_wait __user *)uarg)->ticket))
+			return -EFAULT;
+	}
+	if (cw.next == ORDSCHED_NO_TICKET)
+		return 0;
+	return ordsched_domain_wait(h, cw.next, cw.deadline_ns);
+}
+
+static int ordsched_ioc_new_handle(struct ordsched_handle *h,
+				   void __user *uarg)
+{
+	struct ordsched_new_handle nh;
+	struct ordsched_handle *new;
+	int fd;
+
+	if (copy_from_user(&nh, uarg, sizeof(nh)))
+		return -EFAULT;
+	if (nh.flags & ~ORDSCHED_HANDLE_CLOEXEC || nh.pad || nh.reserved)
+		return -EINVAL;
+	new = ordsched_handle_create(h);
+	if (!new)
+		return -ENOMEM;
+	fd = anon_inode_getfd("[ordsched]", &ordsched_fops, new,
+			      O_RDWR | (nh.flags & ORDSCHED_HANDLE_CLOEXEC ?
+					O_CLOEXEC : 0));
+	if (fd < 0)
+		ordsched_handle_release(new);
+	return fd;
+}
+
+static int ordsched_ioc_stats(struct ordsched_handle *h, void __user *uarg)
+{
+	struct ordsched_stats st;
+	u32 flags;
+
+	if (get_user(flags, (u32 __user *)uarg))
+		return -EFAULT;
+	if (flags)
+		return -EINVAL;
+	memset(&st, 0, sizeof(st));
+	ordsched_domain_get_stats(h, &st);
+	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 static long ordsched_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
-	return -ENOTTY;
+	struct ordsched_handle *h = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case ORDSCHED_IOC_API:
+		return ordsched_ioc_api(uarg);
+	case ORDSCHED_IOC_TAKE:
+		return ordsched_ioc_take(h, uarg);
+	case ORDSCHED_IOC_WAIT:
+		return ordsched_ioc_wait(h, uarg);
+	case ORDSCHED_IOC_COMPLETE:
+		return ordsched_ioc_retire(h, uarg, ORDSCHED_RETIRE_COMPLETE);
+	case ORDSCHED_IOC_TRASH:
+		return ordsched_ioc_retire(h, uarg, ORDSCHED_RETIRE_TRASH);
+	case ORDSCHED_IOC_COMPLETE_WAIT:
+		return ordsched_ioc_complete_wait(h, uarg);
+	case ORDSCHED_IOC_NEW_HANDLE:
+		return ordsched_ioc_new_handle(h, uarg);
+	case ORDSCHED_IOC_STATS:
+		return ordsched_ioc_stats(h, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* The status page: one page at offset 0, read-only, never writable. */
+static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct ordsched_handle *h = file->private_data;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	/* Linux 6.3 wants vm_flags_mod() here; this targets 6.1. */
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return vm_insert_page(vma, vma->vm_start,
+			      ordsched_domain_status_page(h));
+}
+
+static __poll_t ordsched_poll(struct file *file, poll_table *pt)
+{
+	struct ordsched_handle *h = file->private_data;
+
+	ordsched_domain_poll_wait(h, file, pt);
+	return ordsched_domain_turn(h) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int ordsched_open(struct inode *inode, struct file *file)
+{
+	int ret = nonseekable_open(inode, file);
+
+	if (ret)
+		return ret;
+	file->private_data = ordsched_domain_create();
+	return file->private_data ? 0 : -ENOMEM;
+}
+
+static int ordsched_release(struct inode *inode, struct file *file)
+{
+	ordsched_handle_release(file->private_data);
+	return 0;
 }
 
 static const struct file_operations ordsched_fops = {
@@ -39,6 +264,8 @@ static const struct file_operations ordsched_fops = {
 	.release	= ordsched_release,
 	.unlocked_ioctl	= ordsched_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= ordsched_mmap,
+	.poll		= ordsched_poll,
 	.llseek		= no_llseek,
 };
 

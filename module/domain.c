@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ordering domains: the state behind /dev/ordsched.
+ *
+ * A domain hands out tickets 0, 1, 2, ... (u64: they never wrap). The
+ * window runs from the tail, the oldest ticket not yet retired, to the
+ * head, the next ticket to hand out, and holds at most
+ * ORDSCHED_DOMAIN_WINDOW tickets, one word per ticket in a ring:
+ *
+ *	handle pointer	the ticket is held by that handle
+ *	SLOT_RETIRED	completed or trashed before its turn: the tail
+ *			passes it without a stop
+ *	0		outside the window
+ *
+ * One spinlock per domain guards it all. The lock-free sequencer (seq.c)
+ * would not make this faster: every command is a system call that checks
+ * ownership and limits, release() must find a handle's tickets, and the
+ * waiters need a lock anyway; a lock held for a few dozen instructions is
+ * noise next to the system call. The path that matters, "is it my turn
+ * yet?", needs no system call at all: userspace reads the tail from the
+ * status page.
+ *
+ * Waiting: a thread waiting for ticket t puts a waiter on its stack into
+ * bucket t % DOMAIN_BUCKETS and sleeps on an hrtimer. When the tail moves
+ * to t only the waiters of t are woken, and the poll queue of t's handle;
+ * when t is retired while waited for (another thread of its handle trashed
+ * it) its waiters are woken to learn that.
+ *
+ * Lifetime: a handle lives as long as its file; the domain as long as its
+ * last handle. A handle released with tickets in hand trashes them, which
+ * moves the tail on for everybody else.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/gfp.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+#include <uapi/linux/ordsched.h>
+
+#include "domain.h"
+#include "internal.h"
+/*
+ * One TRACE_SYSTEM is instantiated once per object: trace.c holds the
+ * sequencer's events, this file its own.
+ */
+#define CREATE_TRACE_POINTS
+#include "trace_domain.h"
+
+#define DOMAIN_BUCKETS	64
+#define SLOT_RETIRED	1UL
+
+struct domain_counters {
+	u64 taken;
+	u64 completed;
+	u64 trashed;
+	u64 released;
+	u64 waits;
+	u64 wakeups;
+	u64 timeouts;
+	u64 interrupts;
+	u64 full;
+};
+
+struct ordsched_domain {
+	/* Guards every field below but id, status_page, status, debugfs. */
+	spinlock_t lock;
+	u64 tail;
+	u64 head;
+	/* ORDSCHED_DOMAIN_WINDOW words, ticket t in t % WINDOW. */
+	unsigned long *slots;
+	unsigned int handles;
+	unsigned int id;
+	struct domain_counters stats;
+	struct list_head waiters[DOMAIN_BUCKETS];
+	struct page *status_page;
+	struct ordsched_status *status;
+	struct dentry *debugfs;
+};
+
+struct ordsched_handle {
+	struct ordsched_domain *dom;
+	/* Tickets held and taken; under dom->lock. */
+	u32 held;
+	u64 taken;
+	/* poll() waits here for the turn of the handle's oldest ticket. */
+	wait_queue_head_t pollq;
+};
+
+/* A thread in ordsched_domain_wait(), on its stack. */
+struct domain_waiter {
+	struct list_head node;
+	struct task_struct *task;
+	u64 ticket;
+};
+
+static inline unsigned long *domain_slot(struct ordsched_domain *dom, u64 t)
+{
+	return &dom->slots[t % ORDSCHED_DOMAIN_WINDOW];
+}
+
+static void domain_publish(struct ordsched_domain *dom, unsigned int offset,
+			   u64 value)
+{
+	u64 *word = (u64 *)((char *)dom->status + offset);
+
+	/*
+	 * Pairs with the acquire load of a userspace reader: a thread that
+	 * sees the tail at its ticket also sees everything the threads that
+	 * retired the tickets before it wrote before they did so. A single
+	 * 64-bit store: a 32-bit reader never sees a value above this one
+	 * (see struct ordsched_status).
+	 */
+	smp_store_release(word, value);
+}
+
+/* Is @t held by @h? 0 if so, else why not. */
+static int domain_check(struct ordsched_domain *dom, struct ordsched_handle *h,
+			u64 t)
+{
+	unsigned long owner;
+
+	lockdep_assert_held(&dom->lock);
+	if (t >= dom->head)
+		return -EINVAL;
+	if (t < dom->tail)
+		return -EALREADY;
+	owner = *domain_slot(dom, t);
+	if (owner == SLOT_RETIRED)
+		return -EALREADY;
+	return owner == (unsigned long)h ? 0 : -EPERM;
+}
+
+/* Wake the threads waiting for ticket @t, and nobody else. */
+static void domain_wake(struct ordsched_domain *dom, u64 t)
+{
+	struct domain_waiter *w;
+
+	lockdep_assert_held(&dom->lock);
+	list_for_each_entry(w, &dom->waiters[t % DOMAIN_BUCKETS], node) {
+		if (w->ticket != t)
+			continue;
+		wake_up_process(w->task);
+		dom->stats.wakeups++;
+	}
+}
+
+/* Ticket @t, which a handle holds, has just become the tail. */
+static void domain_wake_turn(struct ordsched_domain *dom, u64 t)
+{
+	struct ordsched_handle *h = (void *)*domain_slot(dom, t);
+
+	domain_wake(dom, t);
+	/*
+	 * ordsched_domain_poll_wait() queues itself before it takes the
+	 * lock to look at the tail, and we changed the tail under the lock:
+	 * either it sees the new tail or we see it queued.
+	 */
+	if (waitqueue_active(&h->pollq))
+		wake_up_interruptible_poll(&h->pollq, EPOLLIN | EPOLLRDNORM);
+}
+
+/* Move the tail over the retired tickets at its front. */
+static void domain_advance(struct ordsched_domain *dom)
+{
+	u64 t = dom->tail;
+	unsigned long *slot;
+
+	lockdep_assert_held(&dom->lock);
+	while (t != dom->head) {
+		slot = domain_slot(dom, t);
+		if (*slot != SLOT_RETIRED)
+			break;
+		*slot = 0;
+		t++;
+	}
+	if (t == dom->tail)
+		return;
+	dom->tail = t;
+	domain_publish(dom, ORDSCHED_STATUS_TAIL_OFFSET, t);
+	if (t != dom->head)
+		domain_wake_turn(dom, t);
+}
+
+/**
+ * ordsched_domain_take() - take consecutive tickets
+ * @h: the handle that will hold them
+ * @count: how many, 1 to ORDSCHED_DOMAIN_MAX_BATCH
+ * @first: where to store the first
+ *
+ * Context: process context; takes the domain lock.
+ * Return: 0, or -EAGAIN when @h would hold more than
+ * ORDSCHED_DOMAIN_MAX_HELD tickets or the window is full.
+ */
+int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first)
+{
+	struct ordsched_domain *dom = h->dom;
+	u64 t;
+
+	spin_lock(&dom->lock);
+	if (h->held + count > ORDSCHED_DOMAIN_MAX_HELD ||
+	    dom->head - dom->tail + count > ORDSCHED_DOMAIN_WINDOW) {
+		dom->stats.full++;
+		spin_unlock(&dom->lock);
+		return -EAGAIN;
+	}
+	*first = dom->head;
+	for (t = dom->head; t != dom->head + count; t++)
+		*domain_slot(dom, t) = (unsigned long)h;
+	dom->head += count;
+	h->held += count;
+	h->taken += count;
+	dom->stats.taken += count;
+	domain_publish(dom, ORDSCHED_STATUS_HEAD_OFFSET, dom->head);
+	/* An empty window: the first new ticket's turn is now. */
+	if (*first == dom->tail)
+		domain_wake_turn(dom, *first);
+	trace_ordsched_domain_take(dom->id, *first, count);
+	spin_unlock(&dom->lock);
+	return 0;
+}
+
+/**
+ * ordsched_domain_retire() - complete or trash consecutive tickets
+ * @h: the handle that holds them
+ * @ticket: the first
+ * @count: how many, at least 1; @ticket + @count must not overflow
+ * @how: ORDSCHED_RETIRE_COMPLETE or ORDSCHED_RETIRE_TRASH
+ *
+ * All or nothing: if one ticket is not held by @h, none is retired.
+ *
+ * Context: process context; takes the domain lock.
+ * Return: 0; -EINVAL for a ticket never handed out, -EALREADY for one
+ * already retired, -EPERM for one held by another handle.
+ */
+int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
+			   enum ordsched_retire how)
+{
+	struct ordsched_domain *dom = h->dom;
+	int ret = 0;
+	u64 t;
+
+	spin_lock(&dom->lock);
+	for (t = ticket; t != ticket + count; t++) {
+		ret = domain_check(dom, h, t);
+		if (ret)
+			goto out;
+	}
+	for (t = ticket; t != ticket + count; t++) {
+		*domain_slot(dom, t) = SLOT_RETIRED;
+		domain_wake(dom, t);
+	}
+	h->held -= count;
+	if (how == ORDSCHED_RETIRE_COMPLETE)
+		dom->stats.completed += count;
+	else
+		dom->stats.trashed += count;
+	trace_ordsched_domain_retire(dom->id, ticket, count, how);
+	domain_advance(dom);
+out:
+	spin_unlock(&dom->lock);
+	return ret;
+}
+
+static bool domain_deadline_passed(u64 deadline_ns)
+{
+	return deadline_ns != ORDSCHED_NO_DEADLINE &&
+	       ktime_get_ns() >= deadline_ns;
+}
+
+/* Sleep until woken, a signal, or @deadline_ns; the task state is set. */
+static void domain_schedule(u64 deadline_ns)
+{
+	ktime_t expires;
+
+	/* Past KTIME_MAX (about 292 years of uptime) is never. */
+	if (deadline_ns > KTIME_MAX) {
+		schedule();
+		return;
+	}
+	expires = ns_to_ktime(deadline_ns);
+	schedule_hrtimeout_range_clock(&expires, current->timer_slack_ns,
+				       HRTIMER_MODE_ABS, CLOCK_MONOTONIC);
+}
+
+/* Wait for @t, held by @h and not at the tail; called and returns locked. */
+static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
+			u64 t, u64 deadline_ns)
+{
+	struct domain_waiter w = { .task = current, .ticket = t };
+	int ret;
+
+	dom->stats.waits++;
+	list_add_tail(&w.node, &dom->waiters[t % DOMAIN_BUCKETS]);
+	for (;;) {
+		if (domain_deadline_passed(deadline_ns)) {
+			dom->stats.timeouts++;
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (signal_pending(current)) {
+			dom->stats.interrupts++;
+			ret = -ERESTARTSYS;
+			break;
+		}
+		/*
+		 * Set before the lock is dropped: whoever moves the tail to
+		 * t does so under the lock, after this, and its
+		 * wake_up_process() makes the schedule below return.
+		 */
+		set_current_state(TASK_INTERRUPTIBLE);
+		spin_unlock(&dom->lock);
+		domain_schedule(deadline_ns);
+		spin_lock(&dom->lock);
+		ret = domain_check(dom, h, t);
+		if (ret || t == dom->tail)
+			break;
+	}
+	list_del(&w.node);
+	return ret;
+}
+
+/**
+ * ordsched_domain_wait() - wait for the turn of a ticket
+ * @h: the handle that holds it
+ * @ticket: the ticket
+ * @deadline_ns: absolute CLOCK_MONOTONIC deadline, or ORDSCHED_NO_DEADLINE
+ *
+ * Sleeps interruptibly, on an hrtimer when there is a deadline.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 when @ticket is the tail; -ETIMEDOUT; -ERESTARTSYS on a
+ * signal; the errors of ordsched_domain_retire() for a ticket @h does not
+ * hold, also when it is retired during the wait.
+ */
+int ordsched_domain_wait(struct ordsched_handle *h, u64 ticket,
+			 u64 deadline_ns)
+{
+	struct ordsched_domain *dom = h->dom;
+	int ret;
+
+	spin_lock(&dom->lock);
+	ret = domain_check(dom, h, ticket);
+	if (!ret && ticket != dom->tail) {
+		ret = domain_sleep(dom, h, ticket, deadline_ns);
+		trace_ordsched_domain_wait(dom->id, ticket, ret);
+	}
+	spin_unlock(&dom->lock);
+	return ret;
+}
+
+/**
+ * ordsched_domain_turn() - is it the turn of a ticket of this handle?
+ * @h: the handle
+ *
+ * The tail is the oldest live ticket, so when @h holds it, it is also
+ * the oldest ticket @h holds: the one @h waits for.
+ *
+ * Context: process context; takes the domain lock.
+ * Return: true if @h holds the tail.
+ */
+bool ordsched_domain_turn(struct ordsched_handle *h)
+{
+	struct ordsched_domain *dom = h->dom;
+	bool turn;
+
+	spin_lock(&dom->lock);
+	turn = dom->tail != dom->head &&
+	       *domain_slot(dom, dom->tail) == (unsigned long)h;
+	spin_unlock(&dom->lock);
+	return turn;
+}
+
+/**
+ * ordsched_domain_poll_wait() - queue a poll() on the handle's turn
+ * @h: the handle
+ * @file: its file
+ * @pt: the poll table
+ *
+ * Call before ordsched_domain_turn(), see domain_wake_turn().
+ *
+ * Context: process context.
+ */
+void ordsched_domain_poll_wait(struct ordsched_handle *h, struct file *file,
+			       poll_table *pt)
+{
+	poll_wait(file, &h->pollq, pt);
+}
+
+/**
+ * ordsched_domain_get_stats() - what a domain and a handle have done
+ * @h: the handle
+ * @st: filled in; the caller zeroes it first
+ *
+ * Context: process context; takes the domain lock.
+ */
+void ordsched_domain_get_stats(struct ordsched_handle *h,
+			       struct ordsched_stats *st)
+{
+	struct ordsched_domain *dom = h->dom;
+
+	spin_lock(&dom->lock);
+	st->handles = dom->handles;
+	st->domain_id = dom->id;
+	st->tail = dom->tail;
+	st->head = dom->head;
+	st->taken = dom->stats.taken;
+	st->completed = dom->stats.completed;
+	st->trashed = dom->stats.trashed;
+	st->released = dom->stats.released;
+	st->waits = dom->stats.waits;
+	st->wakeups = dom->stats.wakeups;
+	st->timeouts = dom->stats.timeouts;
+	st->interrupts = dom->stats.interrupts;
+	st->full = dom->stats.full;
+	st->held = h->held;
+	st->handle_taken = h->taken;
+	spin_unlock(&dom->lock);
+}
+
+/**
+ * ordsched_domain_status_page() - the page userspace maps read-only
+ * @h: a handle of the domain
+ *
+ * Context: any context.
+ * Return: the page; it lives as long as the domain, longer if mapped.
+ */
+struct page *ordsched_domain_status_page(struct ordsched_handle *h)
+{
+	return h->dom->status_page;
+}
+
+static int domain_stats_show(struct seq_file *m, void *v)
+{
+	struct ordsched_domain *dom = m->private;
+	struct domain_counters c;
+	u64 tail, head;
+	unsigned int handles;
+
+	spin_lock(&dom->lock);
+	c = dom->stats;
+	tail = dom->tail;
+	head = dom->head;
+	handles = dom->handles;
+	spin_unlock(&dom->lock);
+
+	seq_printf(m, "handles %u\ntail %llu\nhead %llu\n", handles, tail, head);
+	seq_printf(m, "taken %llu\ncompleted %llu\ntrashed %llu\nreleased %llu\n",
+		   c.taken, c.completed, c.trashed, c.released);
+	seq_printf(m, "waits %llu\nwakeups %llu\ntimeouts %llu\ninterrupts %llu\nfull %llu\n",
+		   c.waits, c.wakeups, c.timeouts, c.interrupts, c.full);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(domain_stats);
+
+static struct ordsched_handle *handle_alloc(struct ordsched_domain *dom)
+{
+	struct ordsched_handle *h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+
+	if (!h)
+		return NULL;
+	h->dom = dom;
+	init_waitqueue_head(&h->pollq);
+	return h;
+}
+
+static void domain_init_status(struct ordsched_domain *dom)
+{
+	struct ordsched_status *st = dom->status;
+
+	st->version = ORDSCHED_API_VERSION;
+	st->size = PAGE_SIZE;
+	st->features = ORDSCHED_DOMAIN_FEATURES;
+	st->window = ORDSCHED_DOMAIN_WINDOW;
+	st->tail_offset = ORDSCHED_STATUS_TAIL_OFFSET;
+	st->head_offset = ORDSCHED_STATUS_HEAD_OFFSET;
+}
+
+/* Name the debugfs directory after the opener, in characters it allows. */
+static void domain_debugfs(struct ordsched_domain *dom)
+{
+	char name[TASK_COMM_LEN];
+	char *c;
+
+	get_task_comm(name, current);
+	for (c = name; *c; c++)
+		if (!isalnum(*c) && *c != '-' && *c != '_')
+			*c = '_';
+	dom->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_DOMAIN, name,
+						 dom->id);
+	debugfs_create_file("stats", 0444, dom->debugfs, dom,
+			    &domain_stats_fops);
+}
+
+static void domain_free(struct ordsched_domain *dom)
+{
+	debugfs_remove(dom->debugfs);
+	__free_page(dom->status_page);
+	kvfree(dom->slots);
+	kfree(dom);
+}
+
+/**
+ * ordsched_domain_create() - a new domain and its first handle
+ *
+ * Memory is charged to the caller's memory cgroup.
+ *
+ * Context: process context; may sleep.
+ * Return: the handle, or NULL when out of memory.
+ */
+struct ordsched_handle *ordsched_domain_create(void)
+{
+	struct ordsched_domain *dom;
+	struct ordsched_handle *h;
+	int i;
+
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL_ACCOUNT);
+	if (!dom)
+		return NULL;
+	dom->slots = kvcalloc(ORDSCHED_DOMAIN_WINDOW, sizeof(*dom->slots),
+			      GFP_KERNEL_ACCOUNT);
+	if (!dom->slots)
+		goto err_dom;
+	dom->status_page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!dom->status_page)
+		goto err_slots;
+	h = handle_alloc(dom);
+	if (!h)
+		goto err_page;
+
+	spin_lock_init(&dom->lock);
+	for (i = 0; i < DOMAIN_BUCKETS; i++)
+		INIT_LIST_HEAD(&dom->waiters[i]);
+	dom->handles = 1;
+	dom->id = ordsched_next_id();
+	dom->status = page_address(dom->status_page);
+	domain_init_status(dom);
+	domain_debugfs(dom);
+	return h;
+
+err_page:
+	__free_page(dom->status_page);
+err_slots:
+	kvfree(dom->slots);
+err_dom:
+	kfree(dom);
+	return NULL;
+}
+
+/**
+ * ordsched_handle_create() - another handle on the domain of a handle
+ * @h: the existing handle
+ *
+ * Context: process context; may sleep.
+ * Return: the new handle, holding no ticket, or NULL when out of memory.
+ */
+struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h)
+{
+	struct ordsched_domain *dom = h->dom;
+	struct ordsched_handle *nh = handle_alloc(dom);
+
+	if (!nh)
+		return NULL;
+	spin_lock(&dom->lock);
+	dom->handles++;
+	spin_unlock(&dom->lock);
+	return nh;
+}
+
+/* Trash every ticket @h holds: nobody waits for a handle that is gone. */
+static void domain_release_tickets(struct ordsched_domain *dom,
+				   struct ordsched_handle *h)
+{
+	unsigned int n = h->held;
+	unsigned long *slot;
+	u64 t;
+
+	for (t = dom->tail; t != dom->head && h->held; t++) {
+		slot = domain_slot(dom, t);
+		if (*slot != (unsigned long)h)
+			continue;
+		*slot = SLOT_RETIRED;
+		h->held--;
+	}
+	dom->stats.released += n;
+	trace_ordsched_domain_release(dom->id, n);
+	domain_advance(dom);
+}
+
+/**
+ * ordsched_handle_release() - the last reference to a handle is gone
+ * @h: the handle
+ *
+ * Trashes the tickets @h holds, frees it, and frees the domain with its
+ * last handle. Nobody can be waiting on @h: a waiter holds a reference to
+ * its file.
+ *
+ * Context: process context.
+ */
+void ordsched_handle_release(struct ordsched_handle *h)
+{
+	struct ordsched_domain *dom = h->dom;
+	bool last;
+
+	spin_lock(&dom->lock);
+	if (h->held)
+		domain_release_tickets(dom, h);
+	last = !--dom->handles;
+	spin_unlock(&dom->lock);
+	kfree(h);
+	if (last)
+		domain_free(dom);
+}
