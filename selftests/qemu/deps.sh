@@ -15,7 +15,7 @@ mkdir -p "$build"
 pkgs=(
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves kmod
 	cpio xz-utils gzip busybox-static qemu-system-x86 linux-headers-amd64
-	linux-source-6.1 sparse perl python3 gnuplot-nox
+	linux-source-6.1 sparse perl python3 gnuplot-nox zlib1g-dev
 )
 
 missing=()
