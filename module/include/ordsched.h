@@ -5,6 +5,7 @@
  *	<ordsched/seq.h>	the ticket sequencer
  *	<ordsched/pipeline.h>	ordered execution on a workqueue
  *	<ordsched/stream.h>	serial streams over a shared workqueue
+ *	<ordsched/delay.h>	the hrtimer delayed scheduler
  *
  * Every symbol declared there is exported GPL-only in the symbol namespace
  * ORDSCHED; a user module says ORDSCHED_IMPORT_NS() once.
@@ -29,5 +30,6 @@
 #include <ordsched/seq.h>
 #include <ordsched/pipeline.h>
 #include <ordsched/stream.h>
+#include <ordsched/delay.h>
 
 #endif /* _ORDSCHED_H */

@@ -50,6 +50,7 @@ static int __init ordsched_test_init(void)
 		ordsched_ktest_suite,
 		ordsched_seq_suite,
 		ordsched_pipeline_suite,
+		ordsched_delay_suite,
 	};
 
 	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
@@ -58,6 +59,7 @@ static int __init ordsched_test_init(void)
 
 static void __exit ordsched_test_exit(void)
 {
+	ordsched_delay_test_exit();
 }
 
 module_init(ordsched_test_init);

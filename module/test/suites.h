@@ -8,5 +8,9 @@
 extern const struct ktest_suite ordsched_ktest_suite;
 extern const struct ktest_suite ordsched_seq_suite;
 extern const struct ktest_suite ordsched_pipeline_suite;
+extern const struct ktest_suite ordsched_delay_suite;
+
+/* Cases that leave state behind for the module's exit to clean up. */
+void ordsched_delay_test_exit(void);
 
 #endif /* _ORDSCHED_TEST_SUITES_H */

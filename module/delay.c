@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The delayed scheduler: one hrtimer, a timerqueue of deadlines, and a
+ * work item that hands due tasks over to their targets in batches.
+ *
+ * Locking: d->lock protects the tree, the state of every task submitted
+ * to d, the timer bookkeeping and the counters. It is irq-safe because
+ * the hrtimer callback takes it in hard interrupt. The hrtimer is only
+ * started with the lock held, so the callback, under the lock too, can
+ * tell whether somebody started it again while it ran.
+ *
+ * A task is in one of three states:
+ *
+ *	IDLE	not submitted, started, or cancelled: the caller's
+ *	PENDING	in the tree, waiting for its deadline
+ *	HANDED	taken out of the tree by the dispatch work: queued on its
+ *		target, or about to be
+ *
+ * PENDING becomes IDLE by a cancel or a CANCEL stop, and HANDED by the
+ * dispatch work. HANDED becomes IDLE when the target starts the task (the
+ * trampoline marks it IDLE before calling its function, which may submit
+ * it again), or when a cancel takes it back from the target with
+ * cancel_work() or ordsched_stream_cancel(), which only succeed if the
+ * target never started it. Both ends of HANDED are decided by the target
+ * under its own lock, every other transition under d->lock: each
+ * submission ends exactly once, run or cancelled. A HANDED task not yet
+ * queued on its target cannot be taken back: cancel says false and the
+ * task runs.
+ *
+ * The hard interrupt does O(1) work: it looks at the earliest deadline and
+ * queues the dispatch work if it is due. The work takes due tasks out of
+ * the tree DELAY_CHUNK at a time under the lock and hands them over with
+ * the lock dropped. Emptying the tree in the interrupt would be an
+ * O(n log n) loop with interrupts off whenever many deadlines coincide.
+ * While the dispatch work is queued or running it owns the timer: it arms
+ * it for the earliest deadline left when it finishes.
+ *
+ * Never early: only the dispatch work decides that a task is due, by
+ * comparing its deadline with ktime_get(); the timer only says when to look.
+ *
+ * Ties: timerqueue_add() puts a node after every node with the same expiry
+ * (its comparison is a strict <), and tasks enter the tree under the lock
+ * in the order of their sequence numbers, so equal deadlines leave the
+ * tree in submission order; a work item never runs concurrently with
+ * itself, so the targets receive them in that order too.
+ *
+ * Flush uses two colors, like workqueue flushes: a task takes the current
+ * color when submitted, inflight[color] counts submissions neither
+ * finished nor cancelled, and a flush flips the color and waits for the
+ * old one to drain. It waits for exactly the tasks submitted before it,
+ * whatever comes later.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <ordsched.h>
+
+#include "internal.h"
+/* Two event headers of one system cannot share trace.c: ours are here. */
+#define CREATE_TRACE_POINTS
+#include "trace_delay.h"
+
+/* Tasks taken out of the tree per hold of the lock: bounds irq-off time. */
+#define DELAY_CHUNK	32
+
+enum delay_state {
+	DELAY_IDLE,
+	DELAY_PENDING,
+	DELAY_HANDED,
+};
+
+enum delay_target {
+	DELAY_TARGET_WQ,
+	DELAY_TARGET_STREAM,
+};
+
+struct ordsched_delay {
+	/* The tree, task states, timer bookkeeping, counters: see above. */
+	spinlock_t lock;
+	struct timerqueue_head tree;
+	struct hrtimer timer;
+	/* The deadline the timer is armed for; KTIME_MAX when it is not. */
+	ktime_t armed;
+	u64 slack;
+	/* The dispatch work is queued or running and will look again. */
+	bool dispatching;
+	/* New submissions are refused. */
+	bool stopped;
+	/* A RUN stop: every pending task is due now. */
+	bool hurry;
+	u8 color;
+	u64 next_seq;
+	u64 inflight[2];
+	struct work_struct dispatch;
+	wait_queue_head_t idle;
+	/* Serializes flushes: each owns the color flip until drained. */
+	struct mutex flush_mutex;
+	void (*cancelled)(struct ordsched_delay_task *task);
+	struct ordsched_delay_stats stats;
+	unsigned int id;
+	struct dentry *debugfs;
+};
+
+static struct ordsched_delay_task *node_to_task(struct timerqueue_node *node)
+{
+	return container_of(node, struct ordsched_delay_task, node);
+}
+
+/* A submission ended, run or cancelled. */
+static void delay_retire(struct ordsched_delay *d, u8 color, u64 n)
+{
+	lockdep_assert_held(&d->lock);
+	d->inflight[color] -= n;
+	if (!d->inflight[color])
+		wake_up(&d->idle);
+}
+
+/* Are the submissions of every color in @colors (a bit mask) over? */
+static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
+{
+	bool drained = true;
+	int c;
+
+	/* Under the lock: the last retire holds it until it has woken us. */
+	spin_lock_irq(&d->lock);
+	for (c = 0; c < 2; c++)
+		if ((colors & BIT(c)) && d->inflight[c])
+			drained = false;
+	spin_unlock_irq(&d->lock);
+	return drained;
+}
+
+static void delay_arm(struct ordsched_delay *d, ktime_t expires)
+{
+	lockdep_assert_held(&d->lock);
+	if (d->dispatching || expires >= d->armed)
+		return;
+	d->armed = expires;
+	d->stats.rearms++;
+	trace_ordsched_delay_arm(d->id, expires, d->slack);
+	hrtimer_start_range_ns(&d->timer, expires, d->slack, HRTIMER_MODE_ABS);
+}
+
+static void delay_kick(struct ordsched_delay *d)
+{
+	lockdep_assert_held(&d->lock);
+	if (d->dispatching)
+		return;
+	d->dispatching = true;
+	queue_work(system_highpri_wq, &d->dispatch);
+}
+
+static enum hrtimer_restart delay_expire(struct hrtimer *timer)
+{
+	struct ordsched_delay *d = container_of(timer, struct ordsched_delay,
+						timer);
+	struct timerqueue_node *first;
+	ktime_t now = ktime_get();
+	unsigned long flags;
+	bool due;
+
+	spin_lock_irqsave(&d->lock, flags);
+	if (!hrtimer_is_queued(timer))
+		d->armed = KTIME_MAX;
+	d->stats.expiries++;
+	first = timerqueue_getnext(&d->tree);
+	due = first && first->expires <= now;
+	if (due)
+		delay_kick(d);
+	else if (first)
+		delay_arm(d, first->expires);	/* the earliest was cancelled */
+	trace_ordsched_delay_expire(d->id, now, d->stats.pending, due);
+	spin_unlock_irqrestore(&d->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Move up to DELAY_CHUNK due tasks to @batch, marked HANDED. The pass that
+ * finds fewer is the last: it gives the timer back, armed for what is left.
+ */
+static unsigned int delay_take_due(struct ordsched_delay *d,
+				   struct list_head *batch, u64 *total)
+{
+	struct timerqueue_node *first = NULL;
+	ktime_t now = ktime_get();
+	unsigned int n = 0;
+
+	spin_lock_irq(&d->lock);
+	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree)) &&
+	       (d->hurry || first->expires <= now)) {
+		struct ordsched_delay_task *task = node_to_task(first);
+
+		timerqueue_del(&d->tree, first);
+		task->state = DELAY_HANDED;
+		list_add_tail(&task->link, batch);
+		n++;
+	}
+	d->stats.pending -= n;
+	d->stats.dispatched += n;
+	*total += n;
+	if (n < DELAY_CHUNK) {
+		d->dispatching = false;
+		if (*total) {
+			d->stats.batches++;
+			d->stats.max_batch = max(d->stats.max_batch, *total);
+		}
+		if (first)
+			delay_arm(d, first->expires);
+	}
+	spin_unlock_irq(&d->lock);
+	return n;
+}
+
+static void delay_hand_over(struct ordsched_delay *d, struct list_head *batch)
+{
+	struct ordsched_delay_task *task, *next;
+	ktime_t now = ktime_get();
+
+	/* Once handed over, a task may run and be freed: never look back. */
+	list_for_each_entry_safe(task, next, batch, link) {
+		trace_ordsched_delay_dispatch(d->id, task->seq,
+					      task->node.expires,
+					      ktime_sub(now, task->node.expires));
+		if (task->target == DELAY_TARGET_STREAM)
+			ordsched_stream_queue(task->stream.stream,
+					      &task->stream.item);
+		else
+			queue_work(task->wq.wq, &task->wq.work);
+	}
+	INIT_LIST_HEAD(batch);
+}
+
+static void delay_dispatch(struct work_struct *work)
+{
+	struct ordsched_delay *d = container_of(work, struct ordsched_delay,
+						dispatch);
+	LIST_HEAD(batch);
+	u64 total = 0;
+
+	while (delay_take_due(d, &batch, &total) == DELAY_CHUNK) {
+		delay_hand_over(d, &batch);
+		cond_resched();
+	}
+	delay_hand_over(d, &batch);
+}
+
+static void delay_count_late(struct ordsched_delay *d, s64 late)
+{
+	lockdep_assert_held(&d->lock);
+	if (late < 0)
+		d->stats.hurried++;
+	else
+		d->stats.late[min_t(unsigned int, fls64(late),
+				    ORDSCHED_DELAY_LATE_BUCKETS - 1)]++;
+}
+
+/* The target starts a task. */
+static void delay_run(struct ordsched_delay_task *task)
+{
+	struct ordsched_delay *d = task->delay;
+	ordsched_delay_fn fn = task->fn;
+	s64 late = ktime_sub(ktime_get(), task->node.expires);
+	unsigned long flags;
+	u8 color;
+
+	spin_lock_irqsave(&d->lock, flags);
+	color = task->color;
+	task->state = DELAY_IDLE;
+	delay_count_late(d, late);
+	spin_unlock_irqrestore(&d->lock, flags);
+
+	fn(task);	/* may free or resubmit @task: do not touch it again */
+
+	spin_lock_irqsave(&d->lock, flags);
+	d->stats.ran++;
+	delay_retire(d, color, 1);
+	spin_unlock_irqrestore(&d->lock, flags);
+}
+
+static void delay_work_fn(struct work_struct *work)
+{
+	delay_run(container_of(work, struct ordsched_delay_task, wq.work));
+}
+
+static void delay_stream_fn(struct ordsched_stream_item *item)
+{
+	delay_run(container_of(item, struct ordsched_delay_task, stream.item));
+}
+
+static void delay_task_init_common(struct ordsched_delay_task *task,
+				   ordsched_delay_fn fn, u8 target)
+{
+	memset(task, 0, sizeof(*task));
+	timerqueue_init(&task->node);
+	INIT_LIST_HEAD(&task->link);
+	task->fn = fn;
+	task->target = target;
+}
+
+/**
+ * ordsched_delay_task_init() - prepare a task that runs on a workqueue
+ * @task: the task, embedded in the caller's structure; not on the stack
+ * @fn: what to run when the task is due
+ * @wq: the workqueue to run it on (NULL: ordsched's own unbound
+ *	workqueue). On an ordered workqueue, tasks run in the order they are
+ *	handed over: by deadline, ties in submission order.
+ *
+ * Must not be called while the task is submitted.
+ *
+ * Context: any context.
+ */
+void ordsched_delay_task_init(struct ordsched_delay_task *task,
+			      ordsched_delay_fn fn,
+			      struct workqueue_struct *wq)
+{
+	delay_task_init_common(task, fn, DELAY_TARGET_WQ);
+	task->wq.wq = wq ?: ordsched_wq;
+	INIT_WORK(&task->wq.work, delay_work_fn);
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_task_init);
+
+/**
+ * ordsched_delay_task_init_stream() - prepare a task that runs on a stream
+ * @task: the task, embedded in the caller's structure; not on the stack
+ * @fn: what to run when the task is due
+ * @stream: the stream: when due, the task is queued on it behind the
+ *	items already there, and runs in the stream's order
+ *
+ * Must not be called while the task is submitted. The stream must outlive
+ * every submission of the task.
+ *
+ * Context: any context.
+ */
+void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
+				     ordsched_delay_fn fn,
+				     struct ordsched_stream *stream)
+{
+	delay_task_init_common(task, fn, DELAY_TARGET_STREAM);
+	task->stream.stream = stream;
+	ordsched_stream_item_init(&task->stream.item, delay_stream_fn);
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_task_init_stream);
+
+static int delay_submit(struct ordsched_delay *d,
+			struct ordsched_delay_task *task, ktime_t deadline)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&d->lock, flags);
+	if (unlikely(d->stopped)) {
+		ret = -ESHUTDOWN;
+	} else if (unlikely(task->state != DELAY_IDLE)) {
+		ret = -EBUSY;
+	} else {
+		task->delay = d;
+		task->seq = d->next_seq++;
+		task->color = d->color;
+		task->state = DELAY_PENDING;
+		task->node.expires = deadline;
+		d->inflight[task->color]++;
+		d->stats.submitted++;
+		d->stats.pending++;
+		d->stats.peak_pending = max(d->stats.peak_pending,
+					    d->stats.pending);
+		if (timerqueue_add(&d->tree, &task->node))
+			delay_arm(d, deadline);
+	}
+	spin_unlock_irqrestore(&d->lock, flags);
+	return ret;
+}
+
+/**
+ * ordsched_delay_run_after() - run a task after a delay
+ * @d: the scheduler
+ * @task: the task, initialized and not submitted
+ * @delay_ns: nanoseconds from now; a deadline beyond KTIME_MAX is clamped
+ *	to KTIME_MAX (never due; ordsched_delay_stop() still ends it)
+ *
+ * The task is handed to its target once CLOCK_MONOTONIC has reached now +
+ * @delay_ns, never before; with the scheduler's slack, it may be up to
+ * that much later on top of the usual latency.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: 0; -EINVAL for a negative delay; -EBUSY if the task is already
+ * submitted; -ESHUTDOWN if the scheduler is stopped. On error the task is
+ * not submitted.
+ */
+int ordsched_delay_run_after(struct ordsched_delay *d,
+			     struct ordsched_delay_task *task, s64 delay_ns)
+{
+	ktime_t now;
+
+	if (delay_ns < 0)
+		return -EINVAL;
+	now = ktime_get();
+	return delay_submit(d, task, delay_ns > KTIME_MAX - now ?
+				     KTIME_MAX : ktime_add_ns(now, delay_ns));
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_run_after);
+
+/**
+ * ordsched_delay_run_at() - run a task at an absolute time
+ * @d: the scheduler
+ * @task: the task, initialized and not submitted
+ * @when_ns: absolute CLOCK_MONOTONIC nanoseconds (as ktime_get()); a time
+ *	in the past is due at once, one beyond KTIME_MAX is clamped to it
+ *
+ * As ordsched_delay_run_after(). Tasks given the same @when_ns are handed
+ * over in the order of their submissions.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: 0; -EBUSY if the task is already submitted; -ESHUTDOWN if the
+ * scheduler is stopped. On error the task is not submitted.
+ */
+int ordsched_delay_run_at(struct ordsched_delay *d,
+			  struct ordsched_delay_task *task, u64 when_ns)
+{
+	return delay_submit(d, task, min_t(u64, when_ns, KTIME_MAX));
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_run_at);
+
+/* @task will not run: it is the caller's again. */
+static void delay_cancelled(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task, bool handed)
+{
+	lockdep_assert_held(&d->lock);
+	task->state = DELAY_IDLE;
+	d->stats.cancels++;
+	d->stats.cancels_handed += handed;
+	trace_ordsched_delay_cancel(d->id, task->seq, handed);
+	delay_retire(d, task->color, 1);
+}
+
+/* Take a handed-over task back from its target, if it has not started. */
+static bool delay_target_cancel(struct ordsched_delay_task *task)
+{
+	if (task->target == DELAY_TARGET_STREAM)
+		return ordsched_stream_cancel(task->stream.stream,
+					      &task->stream.item);
+	return cancel_work(&task->wq.work);
+}
+
+/**
+ * ordsched_delay_cancel() - cancel a task that has not started
+ * @d: the scheduler the task was submitted to
+ * @task: the task
+ *
+ * A task waiting for its deadline is removed. A task already handed to its
+ * target is taken back if the target has not started it yet (it cannot
+ * be in the short window while the dispatch work is handing it over).
+ * Either this returns true and the task will not run, or the task has
+ * run, is running or will run, and this returns false: never both, never
+ * neither. Cancel does not wait for a running task; ordsched_delay_flush()
+ * does. Cancelling a task never submitted, or submitted to a scheduler
+ * that still exists but is not @d, returns false.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: true if the task was cancelled before it started.
+ */
+bool ordsched_delay_cancel(struct ordsched_delay *d,
+			   struct ordsched_delay_task *task)
+{
+	unsigned long flags;
+	u8 state;
+
+	spin_lock_irqsave(&d->lock, flags);
+	state = task->delay == d ? task->state : DELAY_IDLE;
+	if (state == DELAY_PENDING) {
+		timerqueue_del(&d->tree, &task->node);
+		d->stats.pending--;
+		delay_cancelled(d, task, false);
+	}
+	spin_unlock_irqrestore(&d->lock, flags);
+	if (state != DELAY_HANDED)
+		return state == DELAY_PENDING;
+
+	/* Only the target knows whether it has started the task. */
+	if (!delay_target_cancel(task))
+		return false;
+	spin_lock_irqsave(&d->lock, flags);
+	delay_cancelled(d, task, true);
+	spin_unlock_irqrestore(&d->lock, flags);
+	return true;
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_cancel);
+
+/**
+ * ordsched_delay_flush() - wait for the tasks submitted so far
+ * @d: the scheduler
+ *
+ * Returns once every task submitted before the call has run (its function
+ * returned) or been cancelled. Deadlines are kept: a flush waits for them
+ * (use ordsched_delay_stop() to hurry them). Tasks submitted during the
+ * flush, also by the tasks themselves, are not waited for. Concurrent
+ * flushes are serialized.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_delay_flush(struct ordsched_delay *d)
+{
+	unsigned int old;
+
+	mutex_lock(&d->flush_mutex);
+	spin_lock_irq(&d->lock);
+	old = d->color;
+	d->color ^= 1;
+	spin_unlock_irq(&d->lock);
+	/* Far deadlines are normal here: wait as idle, not as hung. */
+	wait_event_idle(d->idle, delay_drained(d, BIT(old)));
+	mutex_unlock(&d->flush_mutex);
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_flush);
+
+/* Cancel up to DELAY_CHUNK pending tasks; false once none is left. */
+static bool delay_cancel_some(struct ordsched_delay *d)
+{
+	struct ordsched_delay_task *task, *next;
+	struct timerqueue_node *first;
+	unsigned int n = 0, per_color[2] = {};
+	LIST_HEAD(batch);
+	int c;
+
+	spin_lock_irq(&d->lock);
+	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree))) {
+		task = node_to_task(first);
+		timerqueue_del(&d->tree, first);
+		task->state = DELAY_IDLE;
+		d->stats.cancels++;
+		trace_ordsched_delay_cancel(d->id, task->seq, false);
+		list_add_tail(&task->link, &batch);
+		n++;
+	}
+	d->stats.pending -= n;
+	spin_unlock_irq(&d->lock);
+
+	/* The callback may free the task: read what we need first. */
+	list_for_each_entry_safe(task, next, &batch, link) {
+		per_color[task->color]++;
+		if (d->cancelled)
+			d->cancelled(task);
+	}
+	/* Retired after the callbacks, so that a flush also waits for them. */
+	spin_lock_irq(&d->lock);
+	for (c = 0; c < 2; c++)
+		if (per_color[c])
+			delay_retire(d, c, per_color[c]);
+	spin_unlock_irq(&d->lock);
+	return n > 0;
+}
+
+/**
+ * ordsched_delay_stop() - refuse new tasks and end the pending ones
+ * @d: the scheduler
+ * @mode: %ORDSCHED_DELAY_RUN_PENDING hands every pending task over now,
+ *	deadlines ignored; %ORDSCHED_DELAY_CANCEL_PENDING cancels them, each
+ *	reported to the scheduler's @cancelled callback, called from here
+ *
+ * From the start of the call, submissions fail with -ESHUTDOWN (also
+ * those of running tasks). Returns once every task submitted before has
+ * run or been cancelled: tasks already handed to their target run either
+ * way. The scheduler is then idle, its timer and work stopped; only
+ * ordsched_delay_destroy(), ordsched_delay_get_stats() and further stops
+ * remain useful. A task's function must not call this on its own
+ * scheduler.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_delay_stop(struct ordsched_delay *d,
+			 enum ordsched_delay_stop_mode mode)
+{
+	spin_lock_irq(&d->lock);
+	d->stopped = true;
+	if (mode == ORDSCHED_DELAY_RUN_PENDING) {
+		d->hurry = true;
+		delay_kick(d);
+	}
+	spin_unlock_irq(&d->lock);
+
+	if (mode == ORDSCHED_DELAY_CANCEL_PENDING)
+		while (delay_cancel_some(d))
+			cond_resched();
+	wait_event(d->idle, delay_drained(d, BIT(0) | BIT(1)));
+
+	/* Nothing can be pending now, so nothing can arm or kick again. */
+	hrtimer_cancel(&d->timer);
+	flush_work(&d->dispatch);
+	spin_lock_irq(&d->lock);
+	d->armed = KTIME_MAX;
+	spin_unlock_irq(&d->lock);
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_stop);
+
+/**
+ * ordsched_delay_get_stats() - what a scheduler has done
+ * @d: the scheduler
+ * @stats: filled in, one consistent snapshot
+ *
+ * Context: any context.
+ */
+void ordsched_delay_get_stats(struct ordsched_delay *d,
+			      struct ordsched_delay_stats *stats)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&d->lock, flags);
+	*stats = d->stats;
+	stats->inflight = d->inflight[0] + d->inflight[1];
+	spin_unlock_irqrestore(&d->lock, flags);
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_get_stats);
+
+static int delay_stats_show(struct seq_file *m, void *unused)
+{
+	struct ordsched_delay_stats *s;
+	int i;
+
+	/* Too big for the stack of a debugfs read. */
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	ordsched_delay_get_stats(m->private, s);
+	seq_printf(m, "submitted: %llu\npending: %llu\npeak_pending: %llu\n",
+		   s->submitted, s->pending, s->peak_pending);
+	seq_printf(m, "inflight: %llu\nexpiries: %llu\nrearms: %llu\n",
+		   s->inflight, s->expiries, s->rearms);
+	seq_printf(m, "batches: %llu\ndispatched: %llu\n", s->batches,
+		   s->dispatched);
+	seq_printf(m, "tasks_per_batch: %llu avg, %llu max\n",
+		   s->batches ? div64_u64(s->dispatched, s->batches) : 0,
+		   s->max_batch);
+	seq_printf(m, "cancels: %llu (%llu after hand-over)\n", s->cancels,
+		   s->cancels_handed);
+	seq_printf(m, "ran: %llu\nhurried: %llu\n", s->ran, s->hurried);
+	seq_puts(m, "lateness_ns:\n");
+	for (i = 0; i < ORDSCHED_DELAY_LATE_BUCKETS; i++) {
+		if (!s->late[i])
+			continue;
+		if (i == ORDSCHED_DELAY_LATE_BUCKETS - 1)
+			seq_printf(m, "  >= %llu: %llu\n", BIT_ULL(i - 1),
+				   s->late[i]);
+		else
+			seq_printf(m, "  < %llu: %llu\n", BIT_ULL(i),
+				   s->late[i]);
+	}
+	kfree(s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(delay_stats);
+
+/**
+ * ordsched_delay_create() - build a delayed scheduler
+ * @params: the parameters (NULL: all defaults)
+ *
+ * Context: process context, may sleep.
+ * Return: the scheduler, or ERR_PTR(-ENOMEM).
+ */
+struct ordsched_delay *
+ordsched_delay_create(const struct ordsched_delay_params *params)
+{
+	static const struct ordsched_delay_params defaults;
+	struct ordsched_delay *d;
+
+	if (!params)
+		params = &defaults;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&d->lock);
+	timerqueue_init_head(&d->tree);
+	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	d->timer.function = delay_expire;
+	d->armed = KTIME_MAX;
+	d->slack = params->slack_ns;
+	INIT_WORK(&d->dispatch, delay_dispatch);
+	init_waitqueue_head(&d->idle);
+	mutex_init(&d->flush_mutex);
+	d->cancelled = params->cancelled;
+	d->id = ordsched_next_id();
+	d->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_DELAY,
+					       params->name ?: "delay", d->id);
+	debugfs_create_file("stats", 0444, d->debugfs, d, &delay_stats_fops);
+	return d;
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_create);
+
+/**
+ * ordsched_delay_destroy() - stop and free a delayed scheduler
+ * @d: the scheduler (NULL or an ERR_PTR() is ignored)
+ *
+ * Stops the scheduler in CANCEL mode if it is not stopped yet (see
+ * ordsched_delay_stop(): pending tasks are reported to the @cancelled
+ * callback, tasks handed over are waited for), then frees it. A module
+ * may call this from its exit function with tasks pending: nothing is
+ * left behind.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_delay_destroy(struct ordsched_delay *d)
+{
+	if (IS_ERR_OR_NULL(d))
+		return;
+	ordsched_delay_stop(d, ORDSCHED_DELAY_CANCEL_PENDING);
+	debugfs_remove(d->debugfs);
+	mutex_destroy(&d->flush_mutex);
+	kfree(d);
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_destroy);

@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the delayed scheduler: never early, exactly once and ties in
+ * submission order under concurrent submitters; cancel storms; stop in
+ * both modes; destroy and module unload with tasks pending; slack; delayed
+ * tasks on serial streams keeping the streams' order.
+ *
+ * Deadlines are microseconds to milliseconds: timers are coarse and slow
+ * under emulation, and the tests must finish in seconds. "Never early" is
+ * checked against ktime_get() in the task itself.
+ */
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <ordsched.h>
+
+#include "ktest.h"
+#include "suites.h"
+#include "util.h"
+
+struct dt;
+
+struct dt_task {
+	struct ordsched_delay_task task;
+	struct dt *dt;
+	u64 order;
+	atomic_t ran;
+	atomic_t cancelled;
+};
+
+struct dt {
+	struct ordsched_delay *d;
+	struct dt_task *tasks;
+	unsigned int n;
+	unsigned int threads;
+	struct workqueue_struct *wq;
+	struct ordsched_stream *stream;
+	u64 base;
+	unsigned int spin;
+	atomic64_t order;
+	atomic_t early;
+	atomic_t submit_errors;
+};
+
+static void dt_fn(struct ordsched_delay_task *task)
+{
+	struct dt_task *dtt = container_of(task, struct dt_task, task);
+	struct dt *dt = dtt->dt;
+
+	if (ktime_get() < ordsched_delay_task_deadline(task))
+		atomic_inc(&dt->early);
+	dtt->order = atomic64_inc_return(&dt->order);
+	if (dt->spin)
+		kt_spin(dt->spin);
+	atomic_inc(&dtt->ran);
+}
+
+static void dt_cancelled(struct ordsched_delay_task *task)
+{
+	atomic_inc(&container_of(task, struct dt_task, task)->cancelled);
+}
+
+static int dt_alloc(struct ktest *t, struct dt *dt, unsigned int n,
+		    const struct ordsched_delay_params *p)
+{
+	unsigned int i;
+
+	dt->n = n;
+	dt->threads = 2 * num_online_cpus();
+	dt->tasks = vzalloc(array_size(n, sizeof(*dt->tasks)));
+	if (!KT_EXPECT(t, dt->tasks))
+		return -ENOMEM;
+	dt->d = ordsched_delay_create(p);
+	if (!KT_EXPECT(t, !IS_ERR(dt->d))) {
+		vfree(dt->tasks);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		dt->tasks[i].dt = dt;
+		if (dt->stream)
+			ordsched_delay_task_init_stream(&dt->tasks[i].task,
+							dt_fn, dt->stream);
+		else
+			ordsched_delay_task_init(&dt->tasks[i].task, dt_fn,
+						 dt->wq);
+	}
+	return 0;
+}
+
+static void dt_free(struct dt *dt)
+{
+	ordsched_delay_destroy(dt->d);
+	vfree(dt->tasks);
+}
+
+/* Every task ran exactly once, or was cancelled exactly once; not both. */
+static void dt_check_once(struct ktest *t, struct dt *dt, bool may_cancel)
+{
+	unsigned int i, ran = 0, cancelled = 0, bad = 0;
+
+	for (i = 0; i < dt->n; i++) {
+		int r = atomic_read(&dt->tasks[i].ran);
+		int c = atomic_read(&dt->tasks[i].cancelled);
+
+		ran += r;
+		cancelled += c;
+		if (r + c != 1 || (c && !may_cancel)) {
+			if (!bad++)
+				ktest_diag(t, "task %u ran %d cancelled %d",
+					   i, r, c);
+		}
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	ktest_diag(t, "%u tasks: %u ran, %u cancelled", dt->n, ran, cancelled);
+}
+
+static void dt_diag_stats(struct ktest *t, struct ordsched_delay *d)
+{
+	struct ordsched_delay_stats *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	u64 median = 0, seen = 0;
+	int i;
+
+	if (!s)
+		return;
+	ordsched_delay_get_stats(d, s);
+	for (i = 0; i < ORDSCHED_DELAY_LATE_BUCKETS; i++) {
+		seen += s->late[i];
+		if (!median && seen * 2 >= s->ran - s->hurried && seen)
+			median = i ? BIT_ULL(i) : 1;
+	}
+	ktest_diag(t, "peak pending %llu, %llu expiries, %llu rearms, %llu batches (max %llu)",
+		   s->peak_pending, s->expiries, s->rearms, s->batches,
+		   s->max_batch);
+	ktest_diag(t, "%llu cancels (%llu after hand-over), %llu hurried",
+		   s->cancels, s->cancels_handed, s->hurried);
+	ktest_diag(t, "median lateness < %llu ns", median);
+	kfree(s);
+}
+
+/* ---- 100,000 tasks, random deadlines, concurrent submitters ------------ */
+
+/* Half the tasks use run_after(), half run_at() on a coarse grid: ties. */
+static int random_submitter(void *data, unsigned int idx)
+{
+	struct dt *dt = data;
+	u32 rnd = 0x9e3779b9 * (idx + 1);
+	unsigned int i;
+	int ret;
+
+	for (i = idx; i < dt->n; i += dt->threads) {
+		struct ordsched_delay_task *task = &dt->tasks[i].task;
+
+		if (kt_rand(&rnd) & 1)
+			ret = ordsched_delay_run_after(dt->d, task,
+						       kt_rand(&rnd) % 2000000);
+		else
+			ret = ordsched_delay_run_at(dt->d, task, dt->base +
+						    (kt_rand(&rnd) % 256) * 8000);
+		if (ret)
+			atomic_inc(&dt->submit_errors);
+		if (i % 256 == idx)
+			cond_resched();
+	}
+	return 0;
+}
+
+struct dt_rec {
+	u64 deadline;
+	u64 seq;
+	u64 order;
+};
+
+static int dt_rec_cmp(const void *a, const void *b)
+{
+	const struct dt_rec *x = a, *y = b;
+
+	if (x->deadline != y->deadline)
+		return x->deadline < y->deadline ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Tasks with the same deadline ran in submission order. */
+static void dt_check_ties(struct ktest *t, struct dt *dt)
+{
+	struct dt_rec *rec = vmalloc(array_size(dt->n, sizeof(*rec)));
+	unsigned int i, ties = 0, bad = 0;
+
+	if (!KT_EXPECT(t, rec))
+		return;
+	for (i = 0; i < dt->n; i++) {
+		rec[i].deadline = ordsched_delay_task_deadline(&dt->tasks[i].task);
+		rec[i].seq = dt->tasks[i].task.seq;
+		rec[i].order = dt->tasks[i].order;
+	}
+	sort(rec, dt->n, sizeof(*rec), dt_rec_cmp, NULL);
+	for (i = 1; i < dt->n; i++) {
+		if (rec[i].deadline != rec[i - 1].deadline)
+			continue;
+		ties++;
+		if (rec[i].order < rec[i - 1].order && !bad++)
+			ktest_diag(t, "deadline %llu: seq %llu ran after seq %llu",
+				   rec[i].deadline, rec[i - 1].seq, rec[i].seq);
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	KT_EXPECT(t, ties > dt->n / 4);
+	ktest_diag(t, "%u tasks shared their deadline with the one before", ties);
+	vfree(rec);
+}
+
+static void random_100k(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "random_100k" };
+	struct dt dt = {};
+	ktime_t start;
+
+	/* Ordered: tasks run in the order they are handed over. */
+	dt.wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, dt.wq))
+		return;
+	if (dt_alloc(t, &dt, 100000, &p))
+		goto out_wq;
+	start = ktime_get();
+	dt.base = start + 500 * NSEC_PER_USEC;
+	KT_EXPECT_EQ(t, kt_run_threads(dt.threads, random_submitter, &dt), 0);
+	ordsched_delay_flush(dt.d);
+	ktest_diag(t, "submitted and ran in %lld us",
+		   ktime_us_delta(ktime_get(), start));
+
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_check_once(t, &dt, false);
+	dt_check_ties(t, &dt);
+	dt_diag_stats(t, dt.d);
+	dt_free(&dt);
+out_wq:
+	destroy_workqueue(dt.wq);
+}
+
+/* ---- cancel storms ----------------------------------------------------- */
+
+/*
+ * Each thread submits its share with short random delays and meanwhile
+ * cancels random tasks of every thread: pending, handed over, running or
+ * done. A slow target lets handed-over tasks pile up to be taken back.
+ */
+static int storm_thread(void *data, unsigned int idx)
+{
+	struct dt *dt = data;
+	u32 rnd = 0x2545f491 * (idx + 1);
+	unsigned int i;
+
+	for (i = idx; i < dt->n; i += dt->threads) {
+		struct dt_task *victim = &dt->tasks[kt_rand(&rnd) % dt->n];
+
+		if (ordsched_delay_run_after(dt->d, &dt->tasks[i].task,
+					     kt_rand(&rnd) % 300000))
+			atomic_inc(&dt->submit_errors);
+		if (ordsched_delay_cancel(dt->d, &victim->task))
+			atomic_inc(&victim->cancelled);
+		if (i % 128 == idx)
+			cond_resched();
+	}
+	/* A second sweep finds the stragglers wherever they are. */
+	for (i = idx; i < dt->n; i += dt->threads * 3) {
+		if (ordsched_delay_cancel(dt->d, &dt->tasks[i].task))
+			atomic_inc(&dt->tasks[i].cancelled);
+	}
+	return 0;
+}
+
+static void storm_run(struct ktest *t, struct dt *dt)
+{
+	struct ordsched_delay_params p = { .name = "storm" };
+	struct ordsched_delay_stats s;
+
+	dt->spin = 100;
+	if (dt_alloc(t, dt, 10000, &p))
+		return;
+	KT_EXPECT_EQ(t, kt_run_threads(dt->threads, storm_thread, dt), 0);
+	ordsched_delay_flush(dt->d);
+	KT_EXPECT_EQ(t, atomic_read(&dt->submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt->early), 0);
+	dt_check_once(t, dt, true);
+	ordsched_delay_get_stats(dt->d, &s);
+	KT_EXPECT_EQ(t, s.ran + s.cancels, dt->n);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	KT_EXPECT_EQ(t, s.pending, 0);
+	KT_EXPECT(t, s.cancels > 0);
+	KT_EXPECT(t, s.ran > 0);
+	dt_diag_stats(t, dt->d);
+	dt_free(dt);
+}
+
+static void cancel_storm_wq(struct ktest *t)
+{
+	struct dt dt = {};
+
+	/* One worker: handed-over tasks queue up where cancel_work() finds them. */
+	dt.wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, dt.wq))
+		return;
+	storm_run(t, &dt);
+	destroy_workqueue(dt.wq);
+}
+
+static void cancel_storm_unbound(struct ktest *t)
+{
+	struct dt dt = {};	/* ordsched's own unbound workqueue */
+
+	storm_run(t, &dt);
+}
+
+static void cancel_storm_stream(struct ktest *t)
+{
+	struct ordsched_stream stream;
+	struct dt dt = { .stream = &stream };
+
+	ordsched_stream_init(&stream, NULL);
+	storm_run(t, &dt);
+	ordsched_stream_destroy(&stream);
+}
+
+/* ---- stop in both modes ------------------------------------------------ */
+
+/* Most deadlines far ahead; one in eight due within a millisecond. */
+static int stop_submitter(void *data, unsigned int idx)
+{
+	struct dt *dt = data;
+	u32 rnd = 0x68e31da4 * (idx + 1);
+	unsigned int i;
+	s64 delay;
+
+	for (i = idx; i < dt->n; i += dt->threads) {
+		delay = kt_rand(&rnd) % 8 ? 10 * NSEC_PER_SEC +
+			kt_rand(&rnd) % NSEC_PER_SEC : kt_rand(&rnd) % 1000000;
+		if (ordsched_delay_run_after(dt->d, &dt->tasks[i].task, delay))
+			atomic_inc(&dt->submit_errors);
+		if (i % 256 == idx)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void stop_run(struct ktest *t, enum ordsched_delay_stop_mode mode)
+{
+	struct ordsched_delay_params p = {
+		.name = "stop",
+		.cancelled = dt_cancelled,
+	};
+	struct ordsched_delay_task late;
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	ktime_t start;
+
+	if (dt_alloc(t, &dt, 100000, &p))
+		return;
+	KT_EXPECT_EQ(t, kt_run_threads(dt.threads, stop_submitter, &dt), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	start = ktime_get();
+	ordsched_delay_stop(dt.d, mode);
+	ktest_diag(t, "stop took %lld us", ktime_us_delta(ktime_get(), start));
+
+	/* Everything ended, and nothing more is accepted. */
+	dt_check_once(t, &dt, mode == ORDSCHED_DELAY_CANCEL_PENDING);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	KT_EXPECT_EQ(t, s.pending, 0);
+	KT_EXPECT_EQ(t, s.ran + s.cancels, dt.n);
+	if (mode == ORDSCHED_DELAY_RUN_PENDING)
+		KT_EXPECT(t, s.hurried >= dt.n / 2);
+	else
+		KT_EXPECT(t, s.cancels >= dt.n / 2);
+	ordsched_delay_task_init(&late, dt_fn, NULL);
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(dt.d, &late, 0), -ESHUTDOWN);
+	dt_diag_stats(t, dt.d);
+	dt_free(&dt);
+}
+
+static void stop_run_100k(struct ktest *t)
+{
+	stop_run(t, ORDSCHED_DELAY_RUN_PENDING);
+}
+
+static void stop_cancel_100k(struct ktest *t)
+{
+	stop_run(t, ORDSCHED_DELAY_CANCEL_PENDING);
+}
+
+/* ---- destroy and module unload with tasks pending ---------------------- */
+
+struct owned_task {
+	struct ordsched_delay_task task;
+	atomic_t *freed;
+};
+
+static void owned_fn(struct ordsched_delay_task *task)
+{
+	struct owned_task *o = container_of(task, struct owned_task, task);
+
+	atomic_inc(o->freed);
+	kfree(o);
+}
+
+static struct ordsched_delay *owned_submit(unsigned int n, atomic_t *freed,
+					   u64 far_ns)
+{
+	struct ordsched_delay_params p = {
+		.name = "owned",
+		.cancelled = owned_fn,
+	};
+	struct ordsched_delay *d = ordsched_delay_create(&p);
+	struct owned_task *o;
+	unsigned int i;
+
+	if (IS_ERR(d))
+		return d;
+	for (i = 0; i < n; i++) {
+		o = kmalloc(sizeof(*o), GFP_KERNEL);
+		if (!o)
+			break;
+		o->freed = freed;
+		ordsched_delay_task_init(&o->task, owned_fn, NULL);
+		/* A few run now: destroy waits for those, too. */
+		if (ordsched_delay_run_after(d, &o->task, i % 16 ? far_ns : 0))
+			kfree(o);
+	}
+	return d;
+}
+
+static void destroy_pending(struct ktest *t)
+{
+	atomic_t freed = ATOMIC_INIT(0);
+	struct ordsched_delay *d = owned_submit(10000, &freed, NSEC_PER_SEC);
+
+	if (!KT_EXPECT(t, !IS_ERR(d)))
+		return;
+	ordsched_delay_destroy(d);
+	KT_EXPECT_EQ(t, atomic_read(&freed), 10000);
+}
+
+/* Left pending until the test module is unloaded. */
+static struct ordsched_delay *unload_delay;
+static atomic_t unload_freed = ATOMIC_INIT(0);
+#define UNLOAD_TASKS 1000
+
+static void unload_pending(struct ktest *t)
+{
+	unload_delay = owned_submit(UNLOAD_TASKS, &unload_freed,
+				    3600 * NSEC_PER_SEC);
+	if (!KT_EXPECT(t, !IS_ERR(unload_delay)))
+		unload_delay = NULL;
+}
+
+/* Called from the test module's exit: frees every pending task. */
+void ordsched_delay_test_exit(void)
+{
+	if (!unload_delay)
+		return;
+	ordsched_delay_destroy(unload_delay);
+	WARN(atomic_read(&unload_freed) != UNLOAD_TASKS,
+	     "delay.unload_pending: %d of %d tasks freed at unload\n",
+	     atomic_read(&unload_freed), UNLOAD_TASKS);
+}
+
+/* ---- small cases ------------------------------------------------------- */
+
+static void bad_args(struct ktest *t)
+{
+	struct ordsched_delay_task task, other;
+	struct ordsched_delay *d = ordsched_delay_create(NULL);
+	struct ordsched_delay_stats s;
+
+	if (!KT_EXPECT(t, !IS_ERR(d)))
+		return;
+	ordsched_delay_task_init(&task, dt_fn, NULL);
+	ordsched_delay_task_init(&other, dt_fn, NULL);
+	KT_EXPECT(t, !ordsched_delay_cancel(d, &task));
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &task, -1), -EINVAL);
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &task, S64_MIN), -EINVAL);
+
+	/* Overflowing deadlines are clamped, never wrapped into the past. */
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &task, S64_MAX), 0);
+	KT_EXPECT_EQ(t, ordsched_delay_task_deadline(&task), KTIME_MAX);
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &task, 0), -EBUSY);
+	KT_EXPECT_EQ(t, ordsched_delay_run_at(d, &task, 0), -EBUSY);
+	KT_EXPECT(t, ordsched_delay_cancel(d, &task));
+	KT_EXPECT(t, !ordsched_delay_cancel(d, &task));
+	KT_EXPECT_EQ(t, ordsched_delay_run_at(d, &task, U64_MAX), 0);
+	KT_EXPECT_EQ(t, ordsched_delay_task_deadline(&task), KTIME_MAX);
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &other,
+						 KTIME_MAX - ktime_get() + 1000), 0);
+	KT_EXPECT_EQ(t, ordsched_delay_task_deadline(&other), KTIME_MAX);
+
+	ordsched_delay_get_stats(d, &s);
+	KT_EXPECT_EQ(t, s.submitted, 3);
+	KT_EXPECT_EQ(t, s.pending, 2);
+	KT_EXPECT_EQ(t, s.cancels, 1);
+	/* A KTIME_MAX deadline never arms the timer. */
+	KT_EXPECT_EQ(t, s.rearms, 0);
+
+	ordsched_delay_stop(d, ORDSCHED_DELAY_CANCEL_PENDING);
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &task, 0), -ESHUTDOWN);
+	ordsched_delay_get_stats(d, &s);
+	KT_EXPECT_EQ(t, s.cancels, 3);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	ordsched_delay_destroy(d);
+	ordsched_delay_destroy(NULL);
+	ordsched_delay_destroy(ERR_PTR(-ENOMEM));
+}
+
+/* Deadlines submitted in reverse run in deadline order; ties in FIFO. */
+static void order_small(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "order" };
+	struct dt dt = {};
+	unsigned int i;
+	u64 base;
+
+	dt.wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, dt.wq))
+		return;
+	if (dt_alloc(t, &dt, 400, &p))
+		goto out_wq;
+	base = ktime_get() + 20 * NSEC_PER_MSEC;
+	/* Tasks 0..199: decreasing deadlines; 200..399: one deadline. */
+	for (i = 0; i < 200; i++)
+		KT_EXPECT_EQ(t, ordsched_delay_run_at(dt.d, &dt.tasks[i].task,
+						      base + (200 - i) * 1000), 0);
+	for (; i < 400; i++)
+		KT_EXPECT_EQ(t, ordsched_delay_run_at(dt.d, &dt.tasks[i].task,
+						      base + 300000), 0);
+	if (ktime_get() >= base)
+		ktest_diag(t, "slow submission: order checks are weaker");
+	ordsched_delay_flush(dt.d);
+	dt_check_once(t, &dt, false);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	for (i = 1; i < 400; i++) {
+		bool want = i < 200 ? dt.tasks[i].order < dt.tasks[i - 1].order :
+			    dt.tasks[i].order > dt.tasks[i - 1].order;
+
+		if (!KT_EXPECT(t, want || i == 200)) {
+			ktest_diag(t, "task %u ran %llu-th", i, dt.tasks[i].order);
+			break;
+		}
+	}
+	dt_free(&dt);
+out_wq:
+	destroy_workqueue(dt.wq);
+}
+
+/* A flush waits for the deadlines submitted before it, not for later ones. */
+static void flush_waits(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "flush" };
+	struct dt dt = {};
+	ktime_t start;
+
+	if (dt_alloc(t, &dt, 2, &p))
+		return;
+	start = ktime_get();
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(dt.d, &dt.tasks[0].task,
+						 2 * NSEC_PER_MSEC), 0);
+	ordsched_delay_flush(dt.d);
+	KT_EXPECT_EQ(t, atomic_read(&dt.tasks[0].ran), 1);
+	KT_EXPECT(t, ktime_get() - start >= 2 * NSEC_PER_MSEC);
+
+	/* Far away: the flush does not wait for it, a RUN stop runs it. */
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(dt.d, &dt.tasks[1].task,
+						 3600 * NSEC_PER_SEC), 0);
+	ordsched_delay_stop(dt.d, ORDSCHED_DELAY_RUN_PENDING);
+	KT_EXPECT_EQ(t, atomic_read(&dt.tasks[1].ran), 1);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 1);
+	dt_free(&dt);
+}
+
+/* A task that submits itself again: periodic tasks need nothing more. */
+struct periodic {
+	struct ordsched_delay_task task;
+	struct ordsched_delay *d;
+	u64 period;
+	unsigned int runs;
+	int last_err;
+	bool early;
+};
+
+static void periodic_fn(struct ordsched_delay_task *task)
+{
+	struct periodic *pt = container_of(task, struct periodic, task);
+	u64 next = ordsched_delay_task_deadline(task) + pt->period;
+
+	if (ktime_get() < ordsched_delay_task_deadline(task))
+		pt->early = true;
+	pt->runs++;
+	pt->last_err = ordsched_delay_run_at(pt->d, task, next);
+}
+
+static void periodic_resubmit(struct ktest *t)
+{
+	struct periodic *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	unsigned int runs;
+
+	if (!KT_EXPECT(t, pt))
+		return;
+	pt->d = ordsched_delay_create(NULL);
+	if (!KT_EXPECT(t, !IS_ERR(pt->d)))
+		goto out;
+	pt->period = 500 * NSEC_PER_USEC;
+	ordsched_delay_task_init(&pt->task, periodic_fn, NULL);
+	KT_EXPECT_EQ(t, ordsched_delay_run_after(pt->d, &pt->task, 0), 0);
+	msleep(20);
+	/* Between runs the task is pending: a cancel removes it for good. */
+	while (!ordsched_delay_cancel(pt->d, &pt->task))
+		ordsched_delay_flush(pt->d);
+	/* The run that submitted it again may still be returning. */
+	ordsched_delay_flush(pt->d);
+	runs = READ_ONCE(pt->runs);
+	KT_EXPECT(t, runs >= 2);
+	KT_EXPECT(t, !pt->early);
+	KT_EXPECT_EQ(t, pt->last_err, 0);
+	usleep_range(2000, 3000);
+	KT_EXPECT_EQ(t, READ_ONCE(pt->runs), runs);
+	ktest_diag(t, "%u runs of a 500 us period in 20 ms", runs);
+	ordsched_delay_destroy(pt->d);
+out:
+	kfree(pt);
+}
+
+/* With slack, deadlines spread over 400 us share a few wake-ups. */
+static void slack_coalesces(struct ktest *t)
+{
+	struct ordsched_delay_params p = {
+		.name = "slack",
+		.slack_ns = 2 * NSEC_PER_MSEC,
+	};
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	unsigned int i;
+	u64 base;
+
+	if (dt_alloc(t, &dt, 100, &p))
+		return;
+	base = ktime_get() + 5 * NSEC_PER_MSEC;
+	for (i = 0; i < dt.n; i++)
+		KT_EXPECT_EQ(t, ordsched_delay_run_at(dt.d, &dt.tasks[i].task,
+						      base + i * 4000), 0);
+	ordsched_delay_flush(dt.d);
+	dt_check_once(t, &dt, false);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT(t, s.batches <= 10);
+	ktest_diag(t, "100 deadlines in %llu batches, %llu expiries",
+		   s.batches, s.expiries);
+	dt_free(&dt);
+}
+
+/* ---- delayed tasks on serial streams ----------------------------------- */
+
+#define SO_STREAMS	4
+#define SO_DELAYED	400
+#define SO_DIRECT	400
+
+struct so;
+
+/* A delayed task or a direct stream item, with its stream and rank. */
+struct so_entry {
+	struct ordsched_delay_task task;
+	struct ordsched_stream_item item;
+	struct so *so;
+	unsigned int stream;
+	u64 queued;	/* direct items: when queued */
+	u64 ran;	/* position in its stream's execution */
+	atomic_t runs;
+};
+
+struct so {
+	struct ordsched_delay *d;
+	struct ordsched_stream streams[SO_STREAMS];
+	atomic_t busy[SO_STREAMS];
+	u64 pos[SO_STREAMS];
+	struct so_entry delayed[SO_DELAYED];
+	struct so_entry direct[SO_DIRECT];
+	atomic_t overlaps;
+	atomic_t early;
+};
+
+static void so_run(struct so_entry *e)
+{
+	struct so *so = e->so;
+
+	if (atomic_inc_return(&so->busy[e->stream]) != 1)
+		atomic_inc(&so->overlaps);
+	/* Serial per stream: no lock needed for the stream's position. */
+	e->ran = ++so->pos[e->stream];
+	atomic_inc(&e->runs);
+	atomic_dec(&so->busy[e->stream]);
+}
+
+static void so_delayed_fn(struct ordsched_delay_task *task)
+{
+	struct so_entry *e = container_of(task, struct so_entry, task);
+
+	if (ktime_get() < ordsched_delay_task_deadline(task))
+		atomic_inc(&e->so->early);
+	so_run(e);
+}
+
+static void so_direct_fn(struct ordsched_stream_item *item)
+{
+	so_run(container_of(item, struct so_entry, item));
+}
+
+static void so_check(struct ktest *t, struct so *so)
+{
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; i < SO_DELAYED; i++) {
+		struct so_entry *a = &so->delayed[i];
+		u64 da = ordsched_delay_task_deadline(&a->task);
+
+		bad += atomic_read(&a->runs) != 1;
+		for (j = 0; j < SO_DELAYED; j++) {
+			struct so_entry *b = &so->delayed[j];
+			u64 db = ordsched_delay_task_deadline(&b->task);
+
+			/* Same stream: by deadline, ties by submission. */
+			if (a->stream == b->stream &&
+			    (da < db || (da == db && a->task.seq < b->task.seq)) &&
+			    a->ran > b->ran && !bad++)
+				ktest_diag(t, "delayed %u ran after %u", i, j);
+		}
+		for (j = 0; j < SO_DIRECT; j++) {
+			struct so_entry *b = &so->direct[j];
+
+			/* Queued before the deadline: ahead in the FIFO. */
+			if (a->stream == b->stream && b->queued < da &&
+			    b->ran > a->ran && !bad++)
+				ktest_diag(t, "direct %u ran after delayed %u",
+					   j, i);
+		}
+	}
+	for (j = 0; j < SO_DIRECT; j++)
+		bad += atomic_read(&so->direct[j].runs) != 1;
+	KT_EXPECT_EQ(t, bad, 0);
+}
+
+/*
+ * Delayed tasks and direct items on a few streams: each stream runs one
+ * item at a time, its delayed tasks in deadline order (ties in submission
+ * order), and a delayed task after every item queued on its stream
+ * before its deadline.
+ */
+static void stream_order(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "stream_order" };
+	struct so *so = vzalloc(sizeof(*so));
+	unsigned int i;
+	u32 rnd = 12345;
+	u64 base;
+
+	if (!KT_EXPECT(t, so))
+		return;
+	so->d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(so->d)))
+		goto out;
+	for (i = 0; i < SO_STREAMS; i++)
+		ordsched_stream_init(&so->streams[i], NULL);
+	base = ktime_get() + 2 * NSEC_PER_MSEC;
+	for (i = 0; i < SO_DELAYED; i++) {
+		struct so_entry *e = &so->delayed[i];
+
+		e->so = so;
+		e->stream = kt_rand(&rnd) % SO_STREAMS;
+		ordsched_delay_task_init_stream(&e->task, so_delayed_fn,
+						&so->streams[e->stream]);
+		KT_EXPECT_EQ(t, ordsched_delay_run_at(so->d, &e->task, base +
+				(kt_rand(&rnd) % 64) * 200000), 0);
+	}
+	/* Direct items trickle in while the deadlines pass. */
+	for (i = 0; i < SO_DIRECT; i++) {
+		struct so_entry *e = &so->direct[i];
+
+		e->so = so;
+		e->stream = kt_rand(&rnd) % SO_STREAMS;
+		ordsched_stream_item_init(&e->item, so_direct_fn);
+		ordsched_stream_queue(&so->streams[e->stream], &e->item);
+		/* Read after queueing: then queued < deadline proves the order. */
+		e->queued = ktime_get();
+		if (i % 8 == 0)
+			usleep_range(100, 200);
+	}
+	ordsched_delay_flush(so->d);
+	for (i = 0; i < SO_STREAMS; i++)
+		ordsched_stream_flush(&so->streams[i]);
+	KT_EXPECT_EQ(t, atomic_read(&so->overlaps), 0);
+	KT_EXPECT_EQ(t, atomic_read(&so->early), 0);
+	so_check(t, so);
+	dt_diag_stats(t, so->d);
+	ordsched_delay_destroy(so->d);
+	for (i = 0; i < SO_STREAMS; i++)
+		ordsched_stream_destroy(&so->streams[i]);
+out:
+	vfree(so);
+}
+
+static const struct ktest_case delay_cases[] = {
+	KT_CASE(bad_args),
+	KT_CASE(order_small),
+	KT_CASE(flush_waits),
+	KT_CASE(periodic_resubmit),
+	KT_CASE(slack_coalesces),
+	KT_CASE(random_100k),
+	KT_CASE(cancel_storm_wq),
+	KT_CASE(cancel_storm_unbound),
+	KT_CASE(cancel_storm_stream),
+	KT_CASE(stop_run_100k),
+	KT_CASE(stop_cancel_100k),
+	KT_CASE(destroy_pending),
+	KT_CASE(stream_order),
+	KT_CASE(unload_pending),
+	KT_END
+};
+
+const struct ktest_suite ordsched_delay_suite = KT_SUITE("delay", delay_cases);
