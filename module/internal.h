@@ -29,6 +29,10 @@ unsigned int ordsched_next_id(void);
 struct dentry *ordsched_debugfs_instance(enum ordsched_kind kind,
 					 const char *name, unsigned int id);
 
+/* stream.c */
+void ordsched_stream_default_init(void);
+void ordsched_stream_default_exit(void);
+
 /* chardev.c */
 int ordsched_chardev_init(void);
 void ordsched_chardev_exit(void);

@@ -22,6 +22,7 @@ static int __init ordsched_init(void)
 	if (!ordsched_wq)
 		return -ENOMEM;
 	ordsched_debugfs_init();
+	ordsched_stream_default_init();
 
 	ret = ordsched_chardev_init();
 	if (ret)
@@ -29,6 +30,7 @@ static int __init ordsched_init(void)
 	return 0;
 
 err_debugfs:
+	ordsched_stream_default_exit();
 	ordsched_debugfs_exit();
 	destroy_workqueue(ordsched_wq);
 	return ret;
@@ -37,6 +39,7 @@ err_debugfs:
 static void __exit ordsched_exit(void)
 {
 	ordsched_chardev_exit();
+	ordsched_stream_default_exit();
 	ordsched_debugfs_exit();
 	destroy_workqueue(ordsched_wq);
 }

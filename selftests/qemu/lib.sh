@@ -20,6 +20,7 @@ SPLAT_RE+='|sleeping function called from invalid context|Call Trace:'
 
 # The warnings the warncheck boot triggers on purpose (and their traces).
 EXPECTED_WARN_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* ordsched_seq_destroy\+'
+EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* ordsched_stream_queue\+'
 EXPECTED_WARN_RE+='|Call Trace:'
 
 kernel_var() { # kernel_var KERNEL NAME

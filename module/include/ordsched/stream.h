@@ -66,6 +66,7 @@ struct ordsched_stream_item {
  * ordsched_stream_init(), tear down with ordsched_stream_destroy().
  */
 struct ordsched_stream {
+	/* Guards @items; interrupts off, queueing comes from hard irqs. */
 	spinlock_t lock;
 	atomic_t wip;
 	struct list_head items;

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Serial streams: FIFO streams of intrusive items multiplexed over a shared
+ * workqueue, at most one drain per stream, no thread per stream.
+ *
+ * Each stream keeps its items on a list under a spinlock (interrupts off:
+ * items may be queued from hard interrupts, and cancel must unlink an item
+ * from the middle, which rules out a lock-free stack) and one counter,
+ * wip, the work in progress. Every queueing adds its item to the list and
+ * then increments wip; the one that takes wip from 0 to 1 schedules the
+ * drain. The drain remembers how much of wip it has accounted for
+ * ("missed"), empties the list, and subtracts that amount: if the result
+ * is 0 no queueing happened since it last looked, and it leaves; otherwise
+ * it looks again. This closes the classic race between the drain running
+ * its last item and a new queueing: either the queueing's increment comes
+ * before the subtraction, and the drain sees a non-zero result and goes
+ * around again (counted as a "recheck"), or it comes after, and it finds
+ * wip at 0 and schedules a new drain. Only a 0 -> 1 transition schedules,
+ * and only a result of 0 ends a drain, so there is never more than one.
+ *
+ * Fairness: after budget items a drain that still sees items requeues
+ * itself at the back of the workqueue, with wip left non-zero so nobody
+ * else schedules one meanwhile: one busy stream cannot own a worker.
+ *
+ * Cancel unlinks an item that has not started. It does not touch wip: the
+ * drain only ever trusts the list, and wip only says whether to look.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <ordsched.h>
+
+#include "internal.h"
+/* The one user of these tracepoints instantiates them (see trace.c). */
+#define CREATE_TRACE_POINTS
+#include "trace_stream.h"
+
+#define STREAM_DEFAULT_BUDGET	32
+
+struct ordsched_stream_set {
+	struct workqueue_struct *wq;
+	unsigned int budget;
+	unsigned int id;
+	/* Streams initialized on this set and not yet destroyed. */
+	atomic_t streams;
+	struct ordsched_stream_stats __percpu *stats;
+	struct dentry *debugfs;
+	char name[32];
+};
+
+static DEFINE_PER_CPU(struct ordsched_stream_stats, stream_default_stats);
+
+/* The set of streams initialized with a NULL set; see stream_default_init(). */
+static struct ordsched_stream_set stream_default_set = {
+	.budget = STREAM_DEFAULT_BUDGET,
+	.stats = &stream_default_stats,
+	.name = "default",
+};
+
+/* Take the oldest item; NULL if there is none or the budget is spent. */
+static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
+					       bool budget_spent, bool *more)
+{
+	struct ordsched_stream_item *item;
+
+	spin_lock_irq(&stream->lock);
+	item = list_first_entry_or_null(&stream->items,
+					struct ordsched_stream_item, node);
+	*more = item && budget_spent;
+	if (*more)
+		item = NULL;
+	else if (item)
+		list_del_init(&item->node);
+	spin_unlock_irq(&stream->lock);
+	return item;
+}
+
+static void stream_drain_fn(struct work_struct *work)
+{
+	struct ordsched_stream *stream = container_of(work, struct ordsched_stream,
+						      drain);
+	struct ordsched_stream_set *set = stream->set;
+	struct ordsched_stream_item *item;
+	unsigned int n = 0;
+	bool more;
+	int missed;
+
+	/*
+	 * Account for the queueings seen so far. The acquire pairs with the
+	 * fully ordered atomic_inc_return() in ordsched_stream_queue(): the
+	 * items those queueings added are on the list when we look below.
+	 */
+	missed = atomic_read_acquire(&stream->wip);
+	for (;;) {
+		item = stream_pop(stream, n == set->budget, &more);
+		if (item) {
+			trace_ordsched_stream_run(set->id, stream, item);
+			item->fn(item);
+			n++;
+			continue;
+		}
+		if (more) {
+			/* wip stays non-zero: we are still the one drain. */
+			queue_work(set->wq, &stream->drain);
+			this_cpu_inc(set->stats->requeues);
+			break;
+		}
+		/*
+		 * Fully ordered: the list was seen empty before the
+		 * subtraction. Pairs with the increment in
+		 * ordsched_stream_queue(): if it came first, the result is
+		 * non-zero and we look again; if not, that queueing sees 0
+		 * and schedules the next drain.
+		 */
+		missed = atomic_sub_return(missed, &stream->wip);
+		if (!missed)
+			break;
+		this_cpu_inc(set->stats->rechecks);
+	}
+	this_cpu_add(set->stats->ran, n);
+	trace_ordsched_stream_drain(set->id, stream, n, more);
+}
+
+/**
+ * ordsched_stream_item_init() - prepare an item
+ * @item: the item
+ * @fn: what to run when the item's turn comes
+ *
+ * Call once before the item is first queued; an item that has run (or was
+ * cancelled) may be queued again without another init.
+ *
+ * Context: any context.
+ */
+void ordsched_stream_item_init(struct ordsched_stream_item *item,
+			       ordsched_stream_fn fn)
+{
+	INIT_LIST_HEAD(&item->node);
+	item->fn = fn;
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_item_init);
+
+/**
+ * ordsched_stream_queue() - queue an item at the end of a stream
+ * @stream: the stream
+ * @item: the item, initialized and not queued
+ *
+ * The item runs after every item queued on @stream before it, and before
+ * every item queued after it, in a worker of the stream's workqueue (see
+ * &typedef ordsched_stream_fn). Queueing an item that is already queued is
+ * a bug: it is reported and ignored.
+ *
+ * Context: any context, hard interrupt included.
+ */
+void ordsched_stream_queue(struct ordsched_stream *stream,
+			   struct ordsched_stream_item *item)
+{
+	struct ordsched_stream_set *set = stream->set;
+	unsigned long flags;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (WARN_ON_ONCE(!list_empty(&item->node))) {
+		spin_unlock_irqrestore(&stream->lock, flags);
+		return;
+	}
+	list_add_tail(&item->node, &stream->items);
+	spin_unlock_irqrestore(&stream->lock, flags);
+	this_cpu_inc(set->stats->queued);
+	trace_ordsched_stream_queue(set->id, stream, item);
+
+	/*
+	 * Fully ordered, after the item was added. Pairs with the acquire
+	 * and the atomic_sub_return() in stream_drain_fn().
+	 */
+	if (atomic_inc_return(&stream->wip) == 1) {
+		this_cpu_inc(set->stats->drains);
+		queue_work(set->wq, &stream->drain);
+	}
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_queue);
+
+/**
+ * ordsched_stream_cancel() - remove an item that has not started
+ * @stream: the stream
+ * @item: an item queued on @stream, or not queued at all
+ *
+ * Either the item is removed before it started, and this returns true and
+ * the item will not run, or it has started (or run, or was never queued),
+ * and this returns false. An item is never both run and reported
+ * cancelled. Cancel does not wait for a running item.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: true if the item was removed.
+ */
+bool ordsched_stream_cancel(struct ordsched_stream *stream,
+			    struct ordsched_stream_item *item)
+{
+	struct ordsched_stream_set *set = stream->set;
+	unsigned long flags;
+	bool removed;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	removed = !list_empty(&item->node);
+	if (removed)
+		list_del_init(&item->node);
+	spin_unlock_irqrestore(&stream->lock, flags);
+	if (removed)
+		this_cpu_inc(set->stats->cancelled);
+	trace_ordsched_stream_cancel(set->id, stream, item, removed);
+	return removed;
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_cancel);
+
+struct stream_barrier {
+	struct ordsched_stream_item item;
+	struct completion done;
+};
+
+static void stream_barrier_fn(struct ordsched_stream_item *item)
+{
+	complete(&container_of(item, struct stream_barrier, item)->done);
+}
+
+/**
+ * ordsched_stream_flush() - wait until the items queued so far have run
+ * @stream: the stream
+ *
+ * Queues a barrier item and waits for it: every item queued before the
+ * call has run (or was cancelled) when this returns. Items queued later
+ * are not waited for. An idle stream returns at once. Must not be called
+ * from an item of @stream.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_stream_flush(struct ordsched_stream *stream)
+{
+	struct stream_barrier barrier;
+
+	might_sleep();
+	/*
+	 * wip is 0 only once a drain has seen the list empty after every
+	 * queueing so far. The acquire pairs with the fully ordered
+	 * atomic_sub_return() in stream_drain_fn(): the items' work is seen.
+	 */
+	if (!atomic_read_acquire(&stream->wip))
+		return;
+	init_completion(&barrier.done);
+	ordsched_stream_item_init(&barrier.item, stream_barrier_fn);
+	ordsched_stream_queue(stream, &barrier.item);
+	wait_for_completion(&barrier.done);
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_flush);
+
+/**
+ * ordsched_stream_init() - prepare a stream
+ * @stream: the stream
+ * @set: the stream set it belongs to (NULL: ordsched's default set)
+ *
+ * Context: any context.
+ */
+void ordsched_stream_init(struct ordsched_stream *stream,
+			  struct ordsched_stream_set *set)
+{
+	spin_lock_init(&stream->lock);
+	atomic_set(&stream->wip, 0);
+	INIT_LIST_HEAD(&stream->items);
+	INIT_WORK(&stream->drain, stream_drain_fn);
+	stream->set = set ?: &stream_default_set;
+	atomic_inc(&stream->set->streams);
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_init);
+
+/**
+ * ordsched_stream_destroy() - tear down a stream
+ * @stream: the stream
+ *
+ * Items still queued are run, not cancelled: destroy flushes the stream,
+ * then waits until its drain has left. The caller must stop queueing
+ * first; to drop pending items instead, cancel them before. Afterwards the
+ * stream's memory is the caller's. Must not be called from an item of
+ * @stream.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_stream_destroy(struct ordsched_stream *stream)
+{
+	ordsched_stream_flush(stream);
+	/*
+	 * The drain may still be on its way out, or have requeued itself at
+	 * the budget just before the list ran empty: cancel_work_sync()
+	 * waits for a running drain and copes with one that requeues itself.
+	 */
+	cancel_work_sync(&stream->drain);
+	WARN_ONCE(!list_empty(&stream->items),
+		  "ordsched: stream of set %s destroyed while being queued to\n",
+		  stream->set->name);
+	atomic_dec(&stream->set->streams);
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_destroy);
+
+/**
+ * ordsched_stream_set_get_stats() - read the counters of a stream set
+ * @set: the set (NULL: the default set)
+ * @stats: where to store them
+ *
+ * The counters are per CPU and summed here: each is exact once the set's
+ * streams are idle.
+ *
+ * Context: any context.
+ */
+void ordsched_stream_set_get_stats(const struct ordsched_stream_set *set,
+				   struct ordsched_stream_stats *stats)
+{
+	int cpu;
+
+	set = set ?: &stream_default_set;
+	memset(stats, 0, sizeof(*stats));
+	for_each_possible_cpu(cpu) {
+		const struct ordsched_stream_stats *s = per_cpu_ptr(set->stats, cpu);
+
+		stats->queued += s->queued;
+		stats->ran += s->ran;
+		stats->cancelled += s->cancelled;
+		stats->drains += s->drains;
+		stats->requeues += s->requeues;
+		stats->rechecks += s->rechecks;
+	}
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_set_get_stats);
+
+static int stream_stats_show(struct seq_file *m, void *unused)
+{
+	struct ordsched_stream_set *set = m->private;
+	struct ordsched_stream_stats sum;
+
+	ordsched_stream_set_get_stats(set, &sum);
+	seq_printf(m, "streams: %d\nbudget: %u\nstream_bytes: %zu\n",
+		   atomic_read(&set->streams), set->budget,
+		   sizeof(struct ordsched_stream));
+	seq_printf(m, "queued: %llu\nran: %llu\ncancelled: %llu\n",
+		   sum.queued, sum.ran, sum.cancelled);
+	seq_printf(m, "drains: %llu\nrequeues: %llu\nrechecks: %llu\n",
+		   sum.drains, sum.requeues, sum.rechecks);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stream_stats);
+
+static void stream_set_debugfs(struct ordsched_stream_set *set)
+{
+	set->id = ordsched_next_id();
+	set->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_STREAM,
+						 set->name, set->id);
+	debugfs_create_file("stats", 0444, set->debugfs, set,
+			    &stream_stats_fops);
+}
+
+/**
+ * ordsched_stream_set_create() - build a stream set
+ * @params: the parameters; NULL for all defaults
+ *
+ * Context: process context, may sleep.
+ * Return: the set, or ERR_PTR(-ENOMEM).
+ */
+struct ordsched_stream_set *
+ordsched_stream_set_create(const struct ordsched_stream_set_params *params)
+{
+	static const struct ordsched_stream_set_params defaults;
+	const struct ordsched_stream_set_params *p = params ?: &defaults;
+	struct ordsched_stream_set *set;
+
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return ERR_PTR(-ENOMEM);
+	set->stats = alloc_percpu(struct ordsched_stream_stats);
+	if (!set->stats) {
+		kfree(set);
+		return ERR_PTR(-ENOMEM);
+	}
+	set->wq = p->wq ?: ordsched_wq;
+	set->budget = p->budget ?: STREAM_DEFAULT_BUDGET;
+	atomic_set(&set->streams, 0);
+	strscpy(set->name, p->name ?: "streams", sizeof(set->name));
+	stream_set_debugfs(set);
+	return set;
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_set_create);
+
+/**
+ * ordsched_stream_set_destroy() - free a stream set
+ * @set: the set (NULL or an ERR_PTR() is ignored)
+ *
+ * Every stream of the set must have been destroyed: a set that still has
+ * streams is reported with a warning and leaked rather than freed under
+ * them.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_stream_set_destroy(struct ordsched_stream_set *set)
+{
+	if (IS_ERR_OR_NULL(set))
+		return;
+	if (WARN(atomic_read(&set->streams),
+		 "ordsched: stream set %s destroyed with %d streams\n",
+		 set->name, atomic_read(&set->streams)))
+		return;
+	debugfs_remove(set->debugfs);
+	free_percpu(set->stats);
+	kfree(set);
+}
+EXPORT_SYMBOL_GPL(ordsched_stream_set_destroy);
+
+/* Module init: the default set runs on ordsched's workqueue. */
+void ordsched_stream_default_init(void)
+{
+	stream_default_set.wq = ordsched_wq;
+	stream_set_debugfs(&stream_default_set);
+}
+
+void ordsched_stream_default_exit(void)
+{
+	WARN_ON(atomic_read(&stream_default_set.streams));
+	debugfs_remove(stream_default_set.debugfs);
+}
