@@ -6,6 +6,7 @@
 # make install      install the modules (and run depmod) and the userspace
 # make check        run every test in a QEMU guest, stock and debug kernel
 # make run          the main job: the module doing ordered work in a guest
+# make bench        benchmarks against padata, workqueues, locks (build/bench)
 # make checkpatch   checkpatch.pl --strict over the kernel sources
 # make clean
 #
@@ -42,6 +43,9 @@ check:
 run:
 	selftests/qemu/run.sh run
 
+bench:
+	selftests/qemu/run.sh -k stock bench
+
 checkpatch:
 	selftests/qemu/checkpatch.sh
 
@@ -50,4 +54,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests/ordsched clean
 
-.PHONY: all modules modules_install userspace selftests install check run checkpatch clean
+.PHONY: all modules modules_install userspace selftests install check run bench checkpatch clean

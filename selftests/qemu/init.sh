@@ -12,7 +12,7 @@
 #	END			the guest finished (a missing END is a crash or hang)
 #
 # The kernel command line chooses what to do: ordsched_mode=check|run|
-# selfcheck|warncheck, ordsched_fault=warn|leak|uaf|hang for the self-check,
+# selfcheck|warncheck|bench, ordsched_fault=warn|leak|uaf|hang for the self-check,
 # ordsched_filter=PREFIX to run only the tests whose names start with it.
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -182,6 +182,7 @@ check) mode_check ;;
 run) mode_run ;;
 selfcheck) mode_selfcheck ;;
 warncheck) mode_warncheck ;;
+bench) /usr/lib/ordsched/bench.sh >&3 ;;
 *) say "not ok guest.mode # unknown ordsched_mode '$ordsched_mode'" ;;
 esac
 finish

@@ -88,6 +88,7 @@ build_initrd() { # build_initrd KERNEL
 	mknod -m 600 "$root/dev/console" c 5 1
 	cp "$here/init.sh" "$root/init"
 	cp "$here/demo.sh" "$root/usr/lib/ordsched/demo.sh"
+	cp "$here/bench.sh" "$root/usr/lib/ordsched/bench.sh"
 	cp "$work/$k"/mod/*.ko "$work/$k"/faulty/selftests/qemu/faulty/*.ko \
 		"$root/lib/ordsched/"
 	cp "$work/user/selftests"/* "$root/usr/lib/ordsched/selftests/"

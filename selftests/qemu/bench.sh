@@ -1,0 +1,109 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmarks, in the guest: init.sh runs this in ordsched_mode=bench
+# with stdout on the results port. Besides the protocol of init.sh (plan,
+# ok, not ok, log), one line per run for the host (bench_report.py):
+#
+#	bench meta KEY=VALUE ...		kernel, CPUs, clock source
+#	bench PART KEY=VALUE ... rep=R as=LABEL	one run's result
+#
+# At every setting of a part, each contender runs once per repetition, in
+# an order rotated by one every repetition, so that a slow phase of the
+# host does not always hit the same contender. A run whose checks fail
+# (order, results, count) fails the part: it is an error, not a number.
+#
+# Kernel command line: ordsched_reps=N repetitions (default 5),
+# ordsched_filter=PREFIX runs only the parts whose names start with it.
+
+B=/sys/kernel/debug/ordsched_bench
+MODDIR=/lib/ordsched
+reps=${ordsched_reps:-5}
+
+say() { echo "$*"; }
+
+# rotate N WORD...: the words, rotated left N times.
+rotate() {
+	n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		set -- "$@" "$1"
+		shift
+		n=$((n - 1))
+	done
+	echo "$@"
+}
+
+# run PART LABEL REP ARGS...: one run; its result goes to the host.
+run() {
+	part=$1 label=$2 rep=$3
+	shift 3
+	if echo "$part $*" > $B/run; then
+		say "bench $(cat $B/run) rep=$rep as=$label"
+	else
+		say "log bench: $part $* failed: $(cat $B/run)"
+		failed=1
+	fi
+}
+
+# Part 1: ordered execution, W in ns. Enough items that the fastest
+# contender runs for about 0.1 s at least (a few scheduler ticks of the
+# emulated guest), yet padata at W = 0 finishes in seconds.
+ORDERED_WORK="0 1000 5000 20000 50000"
+
+ordered_items() {
+	case $1 in
+	0 | 1000) echo 60000 ;;
+	5000) echo 40000 ;;
+	20000) echo 20000 ;;
+	*) echo 8000 ;;
+	esac
+}
+
+part_ordered() {
+	# "single": the lock with one producer, the one-CPU rate.
+	contenders="$(sed -n 's/^ordered //p' $B/contenders) single"
+	set -- $contenders
+	count=$#
+	rep=1
+	while [ $rep -le "$reps" ]; do
+		for w in $ORDERED_WORK; do
+			items=$(ordered_items "$w")
+			for c in $(rotate $((rep % count)) $contenders); do
+				case $c in
+				single) args="contender=lock producers=1" ;;
+				*) args="contender=$c" ;;
+				esac
+				run ordered "$c" $rep $args work_ns=$w items=$items
+			done
+		done
+		rep=$((rep + 1))
+	done
+}
+
+part() { # part NAME: run part_NAME unless filtered out
+	case $1 in "${ordsched_filter:-}"*) ;; *) return 0 ;; esac
+	say "plan bench.$1"
+	failed=0
+	start=$(date +%s)
+	part_"$1"
+	say "log bench: $1 took $(($(date +%s) - start)) s"
+	if [ $failed = 0 ]; then say "ok bench.$1"; else say "not ok bench.$1"; fi
+}
+
+say "plan bench.load"
+insmod $MODDIR/ordsched.ko && insmod $MODDIR/ordsched_bench.ko
+st=$?
+if [ $st = 0 ]; then say "ok bench.load"; else say "not ok bench.load"; fi
+[ $st = 0 ] || exit 0
+
+clk=/sys/devices/system/clocksource/clocksource0/current_clocksource
+say "bench meta kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" \
+	"clocksource=$(cat $clk) reps=$reps" \
+	"$(dmesg | sed -n 's/.*ordsched_bench: work loop: \([0-9]*\) .*/loops_per_ms=\1/p' | tail -n1)"
+
+part ordered
+
+say "plan bench.unload"
+rmmod ordsched_bench && rmmod ordsched
+if [ $? = 0 ]; then say "ok bench.unload"; else say "not ok bench.unload"; fi

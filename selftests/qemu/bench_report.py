@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the guest's benchmark lines into a table, CSV, JSON and plots.
+
+usage: bench_report.py RESULTS_LOG OUT_DIR
+
+RESULTS_LOG is what the guest wrote to its results port (bench.sh):
+"bench meta ..." once, then "bench PART key=value ... rep=R as=LABEL" per
+run. Every figure is the median over the repetitions, with the spread
+(half the range, relative to the median) next to it; ratios compare
+contenders measured in the same boot, interleaved. OUT_DIR receives
+runs.csv (every run), summary.csv, results.json and *.png (gnuplot).
+
+Exit status 1 if there is nothing to report.
+"""
+import csv
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+ORDERED_ORDER = ["seq", "pipeline", "padata", "padata-serial", "owq", "lock",
+                 "single"]
+
+
+def parse(path):
+    meta, runs = {}, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            words = line.split()
+            if len(words) < 2 or words[0] != "bench":
+                continue
+            kv = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+            if words[1] == "meta":
+                meta = kv
+            else:
+                kv["part"] = words[1]
+                runs.append(kv)
+    return meta, runs
+
+
+def stat(values):
+    """median, min, max and half the range relative to the median."""
+    med = statistics.median(values)
+    lo, hi = min(values), max(values)
+    spread = (hi - lo) / 2 / med * 100 if med else 0.0
+    return {"median": med, "min": lo, "max": hi, "spread_pct": spread,
+            "n": len(values)}
+
+
+def ordered_summary(runs):
+    groups = {}
+    for r in runs:
+        if r["part"] != "ordered":
+            continue
+        items = int(r["items"])
+        ns = int(r["ns"])
+        row = {
+            "items_per_s": items / (ns / 1e9),
+            "cpu_us_per_item": int(r["busy_ns"]) / items / 1e3,
+            "lat_p50_us": int(r["lat_p50_ns"]) / 1e3,
+            "lat_p99_us": int(r["lat_p99_ns"]) / 1e3,
+            "depth": int(r["depth"]),
+        }
+        key = (int(r["work_ns"]), r["as"])
+        groups.setdefault(key, []).append(row)
+    summary = {}
+    for key, rows in groups.items():
+        summary[key] = {m: stat([row[m] for row in rows]) for m in rows[0]}
+    return summary
+
+
+def ratio(summary, w, a, b, metric="items_per_s"):
+    if (w, a) not in summary or (w, b) not in summary:
+        return None
+    den = summary[(w, b)][metric]["median"]
+    return summary[(w, a)][metric]["median"] / den if den else None
+
+
+def fmt_ratio(x):
+    return "-" if x is None else "%.2f" % x
+
+
+def ordered_table(summary, meta):
+    works = sorted({w for w, _ in summary})
+    names = [c for c in ORDERED_ORDER if any((w, c) in summary for w in works)]
+    out = ["Ordered execution: kernel %s, %s CPUs, clocksource %s, %s reps"
+           % (meta.get("kernel", "?"), meta.get("cpus", "?"),
+              meta.get("clocksource", "?"), meta.get("reps", "?")),
+           "median (half-range %); W = base work per item, 1 in 16 items 10x",
+           "%6s %-14s %16s %8s %7s %14s %10s %10s %6s"
+           % ("W us", "contender", "items/s", "x padata", "x lock",
+              "CPU us/item", "p50 us", "p99 us", "depth")]
+    for w in works:
+        for c in names:
+            s = summary.get((w, c))
+            if not s:
+                continue
+            t = s["items_per_s"]
+            out.append("%6g %-14s %9.0f (%3.0f%%) %8s %7s %8.1f (%2.0f%%) %10.1f %10.1f %6d"
+                       % (w / 1e3, c, t["median"], t["spread_pct"],
+                          fmt_ratio(ratio(summary, w, c, "padata")),
+                          fmt_ratio(ratio(summary, w, c, "lock")),
+                          s["cpu_us_per_item"]["median"],
+                          s["cpu_us_per_item"]["spread_pct"],
+                          s["lat_p50_us"]["median"], s["lat_p99_us"]["median"],
+                          s["depth"]["max"]))
+        out.append("")
+    return out
+
+
+def ordered_goals(summary, meta):
+    """The issue's goals for ordered execution, each met or missed."""
+    works = sorted({w for w, _ in summary})
+    if not works:
+        return []
+    cpus = int(meta.get("cpus", "0") or 0)
+    top = works[-1]
+    goals = []
+
+    def goal(text, value, target, higher=True):
+        ok = value is not None and (value >= target if higher else value < target)
+        goals.append({"goal": text, "value": value, "target": target,
+                      "met": bool(ok)})
+
+    for c in ("seq", "pipeline"):
+        if not any((w, c) in summary for w in works):
+            continue
+        goal("%s: W=0 throughput vs padata >= 3x" % c,
+             ratio(summary, 0, c, "padata"), 3.0)
+        goal("%s: W=0 throughput vs single lock >= 0.8x" % c,
+             ratio(summary, 0, c, "lock"), 0.8)
+        goal("%s: W=%gus throughput vs padata >= 1.1x" % (c, top / 1e3),
+             ratio(summary, top, c, "padata"), 1.1)
+        single = ratio(summary, top, c, "single")
+        goal("%s: W=%gus throughput vs ideal (%d CPUs x one-CPU rate) >= 0.9"
+             % (c, top / 1e3, cpus), single / cpus if single and cpus else None,
+             0.9)
+        worst = min((r for r in (ratio(summary, w, c, "padata") for w in works)
+                     if r is not None), default=None)
+        goal("%s: throughput vs padata at every W >= 1.0x (worst)" % c,
+             worst, 1.0)
+        cpu = max((r for r in (ratio(summary, w, c, "padata", "cpu_us_per_item")
+                               for w in works) if r is not None), default=None)
+        goal("%s: CPU time per item vs padata at every W < 1.0x (worst)" % c,
+             cpu, 1.0, higher=False)
+    return goals
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def ordered_plots(summary, out_dir):
+    if not shutil.which("gnuplot"):
+        print("bench_report: no gnuplot, no plots", file=sys.stderr)
+        return []
+    works = sorted({w for w, _ in summary})
+    names = [c for c in ORDERED_ORDER if any((w, c) in summary for w in works)]
+    dat = os.path.join(out_dir, "ordered.dat")
+    metrics = ["items_per_s", "cpu_us_per_item", "lat_p99_us"]
+    with open(dat, "w") as f:
+        f.write("# W_us " + " ".join("%s:%s" % (c, m) for m in metrics
+                                      for c in names) + "\n")
+        for w in works:
+            vals = []
+            for m in metrics:
+                for c in names:
+                    s = summary.get((w, c))
+                    vals.append("%g" % s[m]["median"] if s else "NaN")
+            f.write("%g %s\n" % (w / 1e3, " ".join(vals)))
+    plots = [
+        ("ordered-throughput.png", "items/s (log)", 0, True,
+         "Ordered execution: throughput"),
+        ("ordered-cpu.png", "CPU us per item, all CPUs (log)", 1, True,
+         "Ordered execution: CPU time per item"),
+        ("ordered-p99.png", "ticket-to-serial p99 latency, us (log)", 2, True,
+         "Ordered execution: p99 latency"),
+    ]
+    made = []
+    for png, ylabel, mi, logy, title in plots:
+        curves = []
+        for i, c in enumerate(names):
+            col = 2 + mi * len(names) + i
+            curves.append("'%s' using 0:%d:xtic(1) with linespoints lw 2 title '%s'"
+                          % (dat, col, c))
+        script = "\n".join([
+            "set terminal png size 720,440 font ',10'",
+            "set output '%s'" % os.path.join(out_dir, png),
+            "set title '%s (median of reps)'" % title,
+            "set xlabel 'base work per item W, us (1 in 16 items: 10 W)'",
+            "set ylabel '%s'" % ylabel,
+            "set logscale y" if logy else "",
+            "set grid",
+            "set key outside right",
+            "plot " + ", ".join(curves),
+        ])
+        r = subprocess.run(["gnuplot"], input=script, text=True,
+                           capture_output=True)
+        if r.returncode:
+            print("bench_report: gnuplot failed: %s" % r.stderr, file=sys.stderr)
+        else:
+            made.append(png)
+    return made
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    meta, runs = parse(sys.argv[1])
+    out_dir = sys.argv[2]
+    if not runs:
+        print("bench_report: no benchmark results in %s" % sys.argv[1],
+              file=sys.stderr)
+        return 1
+    os.makedirs(out_dir, exist_ok=True)
+
+    keys = sorted({k for r in runs for k in r})
+    write_csv(os.path.join(out_dir, "runs.csv"), keys,
+              [[r.get(k, "") for k in keys] for r in runs])
+
+    summary = ordered_summary(runs)
+    rows = []
+    for (w, c), s in sorted(summary.items()):
+        for m, st in s.items():
+            rows.append(["ordered", w, c, m, st["median"], st["min"], st["max"],
+                         st["n"]])
+    write_csv(os.path.join(out_dir, "summary.csv"),
+              ["part", "work_ns", "contender", "metric", "median", "min", "max",
+               "reps"], rows)
+
+    goals = ordered_goals(summary, meta)
+    report = {
+        "meta": meta,
+        "ordered": [{"work_ns": w, "contender": c, **s}
+                    for (w, c), s in sorted(summary.items())],
+        "goals": goals,
+    }
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(report, f, indent=1)
+
+    lines = ordered_table(summary, meta) if summary else []
+    if goals:
+        lines.append("Goals (issue 7):")
+        for g in goals:
+            v = "n/a" if g["value"] is None else "%.2f" % g["value"]
+            lines.append("  %-4s %-70s %s" % ("met" if g["met"] else "MISS",
+                                              g["goal"], v))
+    plots = ordered_plots(summary, out_dir) if summary else []
+    lines.append("")
+    lines.append("results: %s/{runs.csv,summary.csv,results.json}" % out_dir)
+    if plots:
+        lines.append("plots: " + " ".join(os.path.join(out_dir, p)
+                                          for p in plots))
+    text = "\n".join(lines)
+    with open(os.path.join(out_dir, "table.txt"), "w") as f:
+        f.write(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
