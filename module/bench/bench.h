@@ -68,4 +68,7 @@ struct bench_def {
 extern const struct bench_def bench_ordered;
 void bench_ordered_calibrate(void);
 
+/* streams.c */
+extern const struct bench_def bench_streams;
+
 #endif /* _ORDSCHED_BENCH_H */

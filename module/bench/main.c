@@ -33,6 +33,7 @@
 
 static const struct bench_def *const bench_defs[] = {
 	&bench_ordered,
+	&bench_streams,
 };
 
 static struct dentry *bench_dir;

@@ -81,6 +81,21 @@ part_ordered() {
 	done
 }
 
+# Part 2: many streams. 10,000 streams, 10 items each, no work: creation,
+# memory, throughput and kworkers of the ordering machinery itself.
+part_streams() {
+	contenders=$(sed -n 's/^streams //p' $B/contenders)
+	set -- $contenders
+	count=$#
+	rep=1
+	while [ $rep -le "$reps" ]; do
+		for c in $(rotate $((rep % count)) $contenders); do
+			run streams "$c" $rep contender=$c streams=10000 rounds=10
+		done
+		rep=$((rep + 1))
+	done
+}
+
 part() { # part NAME: run part_NAME unless filtered out
 	case $1 in "${ordsched_filter:-}"*) ;; *) return 0 ;; esac
 	say "plan bench.$1"
@@ -103,6 +118,7 @@ say "bench meta kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" \
 	"$(dmesg | sed -n 's/.*ordsched_bench: work loop: \([0-9]*\) .*/loops_per_ms=\1/p' | tail -n1)"
 
 part ordered
+part streams
 
 say "plan bench.unload"
 rmmod ordsched_bench && rmmod ordsched

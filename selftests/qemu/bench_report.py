@@ -149,6 +149,65 @@ def ordered_goals(summary, meta):
     return goals
 
 
+def streams_summary(runs):
+    groups = {}
+    for r in runs:
+        if r["part"] != "streams":
+            continue
+        n, items = int(r["streams"]), int(r["items"])
+        groups.setdefault(r["as"], []).append({
+            "create_us_per_stream": int(r["create_ns"]) / n / 1e3,
+            "destroy_us_per_stream": int(r["destroy_ns"]) / n / 1e3,
+            "mem_bytes_per_stream": int(r["mem_bytes"]) / n,
+            "items_per_s": items / (int(r["ns"]) / 1e9),
+            "cpu_us_per_item": int(r["busy_ns"]) / items / 1e3,
+            "kworkers_added": int(r["kworkers_after"]) - int(r["kworkers_before"]),
+        })
+    return {c: {m: stat([row[m] for row in rows]) for m in rows[0]}
+            for c, rows in groups.items()}
+
+
+def streams_table(summary, runs):
+    n = next((r["streams"] for r in runs if r["part"] == "streams"), "?")
+    out = ["Streams: %s streams, median (half-range %%)" % n,
+           "%-8s %16s %16s %16s %16s %12s %9s"
+           % ("", "create us/strm", "destroy us/strm", "bytes/stream",
+              "items/s", "CPU us/item", "kworkers+")]
+    for c in ("stream", "owq"):
+        s = summary.get(c)
+        if not s:
+            continue
+        out.append("%-8s %16s %16s %16s %16s %12.2f %9d" % (
+            c,
+            "%.2f (%.0f%%)" % (s["create_us_per_stream"]["median"],
+                               s["create_us_per_stream"]["spread_pct"]),
+            "%.2f (%.0f%%)" % (s["destroy_us_per_stream"]["median"],
+                               s["destroy_us_per_stream"]["spread_pct"]),
+            "%.0f (%.0f%%)" % (s["mem_bytes_per_stream"]["median"],
+                               s["mem_bytes_per_stream"]["spread_pct"]),
+            "%.0f (%.0f%%)" % (s["items_per_s"]["median"],
+                               s["items_per_s"]["spread_pct"]),
+            s["cpu_us_per_item"]["median"], s["kworkers_added"]["max"]))
+    out.append("")
+    return out
+
+
+def streams_goals(summary):
+    if "stream" not in summary or "owq" not in summary:
+        return []
+    s, o = summary["stream"], summary["owq"]
+    mem = s["mem_bytes_per_stream"]["median"]
+    tput = o["items_per_s"]["median"]
+    return [
+        {"goal": "streams: memory per stream, ordered workqueue / stream >= 20x",
+         "value": o["mem_bytes_per_stream"]["median"] / mem if mem else None,
+         "target": 20.0},
+        {"goal": "streams: throughput vs ordered workqueues >= 1.0x",
+         "value": s["items_per_s"]["median"] / tput if tput else None,
+         "target": 1.0},
+    ]
+
+
 def write_csv(path, header, rows):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -231,27 +290,38 @@ def main():
         for m, st in s.items():
             rows.append(["ordered", w, c, m, st["median"], st["min"], st["max"],
                          st["n"]])
+    streams = streams_summary(runs)
+    for c, s in sorted(streams.items()):
+        for m, st in s.items():
+            rows.append(["streams", "", c, m, st["median"], st["min"],
+                         st["max"], st["n"]])
     write_csv(os.path.join(out_dir, "summary.csv"),
               ["part", "work_ns", "contender", "metric", "median", "min", "max",
                "reps"], rows)
 
     goals = ordered_goals(summary, meta)
+    for g in streams_goals(streams):
+        g["met"] = g["value"] is not None and g["value"] >= g["target"]
+        goals.append(g)
     report = {
         "meta": meta,
         "ordered": [{"work_ns": w, "contender": c, **s}
                     for (w, c), s in sorted(summary.items())],
+        "streams": [{"contender": c, **s} for c, s in sorted(streams.items())],
         "goals": goals,
     }
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(report, f, indent=1)
 
     lines = ordered_table(summary, meta) if summary else []
+    if streams:
+        lines += streams_table(streams, runs)
     if goals:
         lines.append("Goals (issue 7):")
         for g in goals:
             v = "n/a" if g["value"] is None else "%.2f" % g["value"]
-            lines.append("  %-4s %-70s %s" % ("met" if g["met"] else "MISS",
-                                              g["goal"], v))
+            st = "n/a" if g["value"] is None else "met" if g["met"] else "MISS"
+            lines.append("  %-4s %-70s %s" % (st, g["goal"], v))
     plots = ordered_plots(summary, out_dir) if summary else []
     lines.append("")
     lines.append("results: %s/{runs.csv,summary.csv,results.json}" % out_dir)
