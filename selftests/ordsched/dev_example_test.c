@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The userspace programs against the real device: ordsched-pgzip output
+ * must round-trip through the standard gunzip for inputs of every shape
+ * (empty, under a chunk, whole chunks, many small chunks on 8 threads),
+ * and ordschedctl's selftest, demo and stats must work. The programs are
+ * looked up in PATH (the guest installs them in /usr/bin); without them
+ * the tests skip.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "dev_util.h"
+#include "kselftest_harness.h"
+
+#define DIR "/tmp/dev_example_test"
+
+static int have(const char *prog)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Text that compresses well followed by random bytes that do not. */
+static void make_input(struct __test_metadata *_metadata, long text_lines,
+		       long random_kib)
+{
+	ASSERT_EQ(0, sh("mkdir -p " DIR " && : > " DIR "/in"));
+	if (text_lines)
+		ASSERT_EQ(0, sh("seq 1 %ld >> " DIR "/in", text_lines));
+	if (random_kib)
+		ASSERT_EQ(0, sh("dd if=/dev/urandom bs=1024 count=%ld 2>/dev/null >> "
+				DIR "/in", random_kib));
+}
+
+static void round_trip(struct __test_metadata *_metadata, const char *args)
+{
+	if (!have("ordsched-pgzip") || !have("gunzip"))
+		SKIP(return, "ordsched-pgzip or gunzip not in PATH");
+	ASSERT_EQ(0, sh("ordsched-pgzip %s " DIR "/in " DIR "/in.gz", args));
+	ASSERT_EQ(0, sh("gunzip -c " DIR "/in.gz > " DIR "/out"));
+	EXPECT_EQ(0, sh("cmp " DIR "/in " DIR "/out"));
+	/* Standard output works as well as a file. */
+	ASSERT_EQ(0, sh("ordsched-pgzip %s " DIR "/in | gunzip -c | cmp - " DIR "/in",
+			args));
+	sh("rm -rf " DIR);
+}
+
+TEST(pgzip_empty_file)
+{
+	make_input(_metadata, 0, 0);
+	round_trip(_metadata, "-j 4");
+}
+
+TEST(pgzip_under_one_chunk)
+{
+	make_input(_metadata, 1000, 1);
+	round_trip(_metadata, "-j 4 -b 256");
+}
+
+TEST(pgzip_whole_chunks)
+{
+	/* 64 KiB of random bytes: exactly 16 chunks of 4 KiB. */
+	make_input(_metadata, 0, 64);
+	round_trip(_metadata, "-j 3 -b 4");
+}
+
+TEST(pgzip_many_chunks_8_threads)
+{
+	make_input(_metadata, 200000, 256);
+	round_trip(_metadata, "-j 8 -b 8 -l 1");
+}
+
+TEST(pgzip_one_thread)
+{
+	make_input(_metadata, 50000, 32);
+	round_trip(_metadata, "-j 1 -b 16 -l 9");
+}
+
+TEST(pgzip_bad_arguments)
+{
+	if (!have("ordsched-pgzip"))
+		SKIP(return, "ordsched-pgzip not in PATH");
+	EXPECT_EQ(2, sh("ordsched-pgzip 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordsched-pgzip -l 0 /dev/null 2>/dev/null"));
+	EXPECT_EQ(1, sh("ordsched-pgzip /nonexistent 2>/dev/null"));
+}
+
+TEST(ordschedctl_selftest)
+{
+	if (!have("ordschedctl"))
+		SKIP(return, "ordschedctl not in PATH");
+	EXPECT_EQ(0, sh("ordschedctl selftest"));
+	EXPECT_EQ(0, sh("ordschedctl demo -t 3 -n 10 > /dev/null"));
+	EXPECT_EQ(0, sh("ordschedctl --help > /dev/null"));
+	EXPECT_EQ(2, sh("ordschedctl no-such-command 2>/dev/null"));
+}
+
+/* "stats PID FD" looks at our own handle, through pidfd_getfd(). */
+TEST(ordschedctl_stats_of_a_descriptor)
+{
+	int fd = dev_open();
+
+	if (!have("ordschedctl"))
+		SKIP(return, "ordschedctl not in PATH");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dev_take(fd, 3, NULL));
+	EXPECT_EQ(0, sh("ordschedctl stats %d %d | grep -q '^held *3 '",
+			getpid(), fd));
+	EXPECT_EQ(1, sh("ordschedctl stats %d 0 2>/dev/null", getpid()));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

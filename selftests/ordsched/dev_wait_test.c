@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Waiting on /dev/ordsched: deadlines, signals (interrupted, or restarted
+ * without stretching the deadline), only the waiter whose turn came is
+ * woken, poll(), the status page, and a holder killed with SIGKILL while
+ * holding the turn or while sleeping: the others go on within a bounded
+ * time.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "dev_util.h"
+#include "kselftest_harness.h"
+
+#define MS	1000000ULL
+#define SEC	(1000 * MS)
+
+static volatile int signals;
+
+static void on_signal(int sig)
+{
+	signals++;
+}
+
+static void catch_sigusr1(int flags)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = flags };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	signals = 0;
+}
+
+/* Two handles: a holds ticket 0, b holds ticket 1. */
+FIXTURE(pair) {
+	int a, b;
+};
+
+FIXTURE_SETUP(pair)
+{
+	__u64 t;
+
+	self->a = dev_open();
+	ASSERT_LE(0, self->a);
+	self->b = dev_new_handle(self->a, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, self->b);
+	ASSERT_EQ(0, dev_take(self->a, 1, &t));
+	ASSERT_EQ(0, t);
+	ASSERT_EQ(0, dev_take(self->b, 1, &t));
+	ASSERT_EQ(1, t);
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	close(self->b);
+	close(self->a);
+}
+
+TEST_F(pair, timeout_at_the_deadline)
+{
+	__u64 t0 = now_ns(), dt;
+	struct ordsched_stats st;
+
+	EXPECT_EQ(-ETIMEDOUT, dev_wait(self->b, 1, t0 + 100 * MS));
+	dt = now_ns() - t0;
+	EXPECT_LE(100 * MS, dt);
+	EXPECT_GT(100 * MS + 2 * SEC, dt);
+	ASSERT_EQ(0, dev_stats(self->b, &st));
+	EXPECT_EQ(1, st.waits);
+	EXPECT_EQ(1, st.timeouts);
+	EXPECT_EQ(0, st.wakeups);
+	/* Still held, still waitable. */
+	EXPECT_EQ(1, st.held);
+}
+
+TEST_F(pair, deadline_in_the_past_only_checks)
+{
+	__u64 t0 = now_ns();
+
+	EXPECT_EQ(-ETIMEDOUT, dev_wait(self->b, 1, 0));
+	EXPECT_EQ(-ETIMEDOUT, dev_wait(self->b, 1, t0 - 1));
+	EXPECT_EQ(0, dev_wait(self->a, 0, 0));
+	EXPECT_GT(SEC, now_ns() - t0);
+}
+
+struct later {
+	int fd;
+	__u64 ticket;
+	__u64 delay_ns;
+	pthread_t target;	/* signalled every delay_ns until stop */
+	volatile int stop;
+};
+
+static void *complete_later(void *arg)
+{
+	struct later *l = arg;
+
+	usleep(l->delay_ns / 1000);
+	dev_complete(l->fd, l->ticket, 1);
+	return NULL;
+}
+
+static void *signal_until_stopped(void *arg)
+{
+	struct later *l = arg;
+
+	while (!l->stop) {
+		usleep(l->delay_ns / 1000);
+		if (!l->stop)
+			pthread_kill(l->target, SIGUSR1);
+	}
+	return NULL;
+}
+
+TEST_F(pair, huge_deadline_is_no_deadline)
+{
+	struct later l = { .fd = self->a, .ticket = 0, .delay_ns = 50 * MS };
+	pthread_t th;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
+	EXPECT_EQ(0, dev_wait(self->b, 1, (1ULL << 63) + 5));
+	pthread_join(th, NULL);
+}
+
+TEST_F(pair, signal_interrupts)
+{
+	struct later l = { .delay_ns = 100 * MS, .target = pthread_self() };
+	struct ordsched_stats st;
+	pthread_t th;
+	__u64 t0 = now_ns();
+
+	catch_sigusr1(0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_until_stopped, &l));
+	EXPECT_EQ(-EINTR, dev_wait(self->b, 1, ORDSCHED_NO_DEADLINE));
+	l.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_LE(1, signals);
+	EXPECT_GT(10 * SEC, now_ns() - t0);
+	ASSERT_EQ(0, dev_stats(self->b, &st));
+	EXPECT_LE(1, st.interrupts);
+	EXPECT_EQ(1, st.held);
+}
+
+/*
+ * With SA_RESTART the wait restarts after each signal, and the deadline
+ * being absolute it still ends on time: signals come every 100 ms for
+ * long after it, a relative timeout restarted each time would never end.
+ */
+TEST_F(pair, signal_restarts_without_stretching)
+{
+	struct later l = { .delay_ns = 100 * MS, .target = pthread_self() };
+	__u64 t0 = now_ns(), dt;
+	pthread_t th;
+
+	catch_sigusr1(SA_RESTART);
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_until_stopped, &l));
+	EXPECT_EQ(-ETIMEDOUT, dev_wait(self->b, 1, t0 + 500 * MS));
+	dt = now_ns() - t0;
+	l.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_LE(1, signals);
+	EXPECT_LE(500 * MS, dt);
+	EXPECT_GT(3 * SEC, dt);
+}
+
+/* A restarted complete-and-wait does not complete twice. */
+TEST_F(pair, complete_wait_restarts_once)
+{
+	struct later sig = { .delay_ns = 50 * MS, .target = pthread_self() };
+	struct later done = { .fd = self->b, .ticket = 1, .delay_ns = 400 * MS };
+	struct ordsched_complete_wait cw;
+	struct ordsched_stats st;
+	pthread_t th1, th2;
+	__u64 t;
+
+	/* a holds 0 and 2; b holds 1. */
+	ASSERT_EQ(0, dev_take(self->a, 1, &t));
+	ASSERT_EQ(2, t);
+	catch_sigusr1(SA_RESTART);
+	cw = (struct ordsched_complete_wait){
+		.ticket = 0, .next = 2, .deadline_ns = now_ns() + 20 * SEC,
+	};
+	ASSERT_EQ(0, pthread_create(&th1, NULL, signal_until_stopped, &sig));
+	ASSERT_EQ(0, pthread_create(&th2, NULL, complete_later, &done));
+	EXPECT_EQ(0, dev_ioctl(self->a, ORDSCHED_IOC_COMPLETE_WAIT, &cw));
+	sig.stop = 1;
+	pthread_join(th1, NULL);
+	pthread_join(th2, NULL);
+	EXPECT_LE(1, signals);
+	EXPECT_EQ(ORDSCHED_NO_TICKET, cw.ticket);
+	ASSERT_EQ(0, dev_stats(self->a, &st));
+	EXPECT_EQ(2, st.completed);
+	EXPECT_EQ(2, st.tail);
+}
+
+TEST_F(pair, poll_wakes_on_the_turn)
+{
+	struct later l = { .fd = self->a, .ticket = 0, .delay_ns = 100 * MS };
+	struct pollfd pfd = { .fd = self->b, .events = POLLIN };
+	pthread_t th;
+
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	EXPECT_EQ(POLLIN, pfd.revents);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, dev_wait(self->b, 1, 0));
+}
+
+TEST_F(pair, epoll_edge_triggered)
+{
+	struct later l = { .fd = self->a, .ticket = 0, .delay_ns = 100 * MS };
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	pthread_t th;
+
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->b, &ev));
+	EXPECT_EQ(0, epoll_wait(ep, &ev, 1, 0));
+	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
+	EXPECT_EQ(1, epoll_wait(ep, &ev, 1, 10000));
+	pthread_join(th, NULL);
+	/* Closing a polled handle is safe. */
+	close(self->b);
+	self->b = dev_open();
+	close(ep);
+}
+
+TEST_F(pair, status_page_shows_the_turn)
+{
+	struct later l = { .fd = self->a, .ticket = 0, .delay_ns = 50 * MS };
+	const void *page = dev_map(self->b);
+	pthread_t th;
+	__u64 t0 = now_ns();
+
+	ASSERT_NE(MAP_FAILED, page);
+	EXPECT_EQ(0, dev_tail(page));
+	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
+	while (dev_tail(page) != 1 && now_ns() - t0 < 10 * SEC)
+		;
+	EXPECT_EQ(1, dev_tail(page));
+	pthread_join(th, NULL);
+	munmap((void *)page, getpagesize());
+}
+
+/* A thread of the holder trashes the ticket another thread waits for. */
+TEST_F(pair, trashed_while_waiting)
+{
+	struct later l = { .fd = self->b, .ticket = 1, .delay_ns = 100 * MS };
+	pthread_t th;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
+	EXPECT_EQ(-EALREADY, dev_wait(self->b, 1, now_ns() + 20 * SEC));
+	pthread_join(th, NULL);
+}
+
+#define WAITERS 8
+
+struct waiter {
+	int fd;
+	__u64 ticket;
+	long switches;	/* voluntary context switches inside the wait */
+	int ret;
+};
+
+static void *wait_once(void *arg)
+{
+	struct waiter *w = arg;
+	struct rusage r0, r1;
+
+	getrusage(RUSAGE_THREAD, &r0);
+	w->ret = dev_wait(w->fd, w->ticket, now_ns() + 60 * SEC);
+	getrusage(RUSAGE_THREAD, &r1);
+	w->switches = r1.ru_nvcsw - r0.ru_nvcsw;
+	if (!w->ret)
+		w->ret = dev_complete(w->fd, w->ticket, 1);
+	return NULL;
+}
+
+/*
+ * WAITERS threads sleep for tickets 1..WAITERS; completing 0 starts a
+ * chain. Each thread must be woken once, by its own turn: a thundering
+ * herd would wake the last one WAITERS times.
+ */
+TEST(only_the_turn_is_woken)
+{
+	struct waiter w[WAITERS];
+	pthread_t th[WAITERS];
+	struct ordsched_stats st;
+	int fd = dev_open(), i;
+	__u64 t0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dev_take(fd, WAITERS + 1, NULL));
+	for (i = 0; i < WAITERS; i++) {
+		w[i] = (struct waiter){ .fd = fd, .ticket = i + 1 };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, wait_once, &w[i]));
+	}
+	t0 = now_ns();
+	do {
+		usleep(10000);
+		ASSERT_EQ(0, dev_stats(fd, &st));
+	} while (st.waits < WAITERS && now_ns() - t0 < 20 * SEC);
+	ASSERT_EQ(WAITERS, st.waits);
+	ASSERT_EQ(0, dev_complete(fd, 0, 1));
+	for (i = 0; i < WAITERS; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, w[i].ret);
+		EXPECT_GE(2, w[i].switches);
+	}
+	ASSERT_EQ(0, dev_stats(fd, &st));
+	EXPECT_EQ(WAITERS, st.wakeups);
+	EXPECT_EQ(WAITERS + 1, st.tail);
+	close(fd);
+}
+
+/*
+ * A child on its own handle is killed with SIGKILL while it holds the
+ * turn (sleeping = 0), or while it sleeps in the kernel waiting for a
+ * later ticket (sleeping = 1). Its tickets are trashed when it dies and
+ * the parent goes on: its wait ends well within its 5 s bound.
+ */
+static void holder_killed(struct __test_metadata *_metadata, int sleeping)
+{
+	int fd = dev_open(), c2p[2], p2c[2], status;
+	struct ordsched_stats st;
+	__u64 t, t0;
+	pid_t pid;
+	char c = 'x';
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(c2p));
+	ASSERT_EQ(0, pipe(p2c));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int h = dev_new_handle(fd, ORDSCHED_HANDLE_CLOEXEC);
+
+		close(fd);
+		if (h < 0 || dev_take(h, 1, NULL))		/* 0 */
+			_exit(1);
+		if (write(c2p[1], &c, 1) != 1)
+			_exit(1);
+		if (sleeping) {
+			if (read(p2c[0], &c, 1) != 1 ||
+			    dev_take(h, 1, NULL) ||		/* 2 */
+			    write(c2p[1], &c, 1) != 1)
+				_exit(1);
+			/* Complete 0, sleep for 2 behind the parent's 1. */
+			dev_complete_wait(h, 0, 2, ORDSCHED_NO_DEADLINE);
+		}
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(c2p[0], &c, 1));
+	ASSERT_EQ(0, dev_take(fd, 1, &t));
+	ASSERT_EQ(1, t);
+	if (sleeping) {
+		ASSERT_EQ(1, write(p2c[1], &c, 1));
+		ASSERT_EQ(1, read(c2p[0], &c, 1));
+		ASSERT_EQ(0, dev_take(fd, 1, &t));
+		ASSERT_EQ(3, t);
+		/* Our turn comes when the child completes 0. */
+		ASSERT_EQ(0, dev_wait(fd, 1, now_ns() + 20 * SEC));
+		usleep(100000);	/* the child goes to sleep for 2 */
+	} else {
+		/* The child holds the turn. */
+		EXPECT_EQ(-ETIMEDOUT, dev_wait(fd, 1, now_ns() + 50 * MS));
+	}
+	t0 = now_ns();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	if (sleeping) {
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, dev_complete(fd, 1, 1));
+	}
+	EXPECT_EQ(0, dev_wait(fd, t, now_ns() + 5 * SEC));
+	EXPECT_GT(5 * SEC, now_ns() - t0);
+	if (!sleeping)
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(0, dev_stats(fd, &st));
+	EXPECT_EQ(1, st.released);
+	EXPECT_EQ(1, st.handles);
+	EXPECT_EQ(t, st.tail);
+	EXPECT_EQ(0, dev_complete(fd, t, 1));
+	close(c2p[0]);
+	close(c2p[1]);
+	close(p2c[0]);
+	close(p2c[1]);
+	close(fd);
+}
+
+TEST(holder_killed_holding_the_turn)
+{
+	holder_killed(_metadata, 0);
+}
+
+TEST(holder_killed_while_sleeping)
+{
+	holder_killed(_metadata, 1);
+}
+
+/* A forked child shares the handle, so it may complete its tickets. */
+TEST(fork_shares_the_handle)
+{
+	int fd = dev_open(), status;
+	struct ordsched_stats st;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dev_take(fd, 2, NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(dev_complete(fd, 0, 1) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, dev_stats(fd, &st));
+	EXPECT_EQ(1, st.tail);
+	EXPECT_EQ(0, st.released);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
