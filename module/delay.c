@@ -2,6 +2,7 @@
 /*
  * The delayed scheduler: one hrtimer, a timerqueue of deadlines, and a
  * work item that hands due tasks over to their targets in batches.
+ * Lock order: d->lock, then the target's locks (workqueue pool, stream).
  *
  * Locking: d->lock protects the tree, the state of every task submitted
  * to d, the timer bookkeeping and the counters. It is irq-safe because
@@ -13,25 +14,29 @@
  *
  *	IDLE	not submitted, started, or cancelled: the caller's
  *	PENDING	in the tree, waiting for its deadline
- *	HANDED	taken out of the tree by the dispatch work: queued on its
- *		target, or about to be
+ *	HANDED	taken out of the tree and queued on its target
  *
  * PENDING becomes IDLE by a cancel or a CANCEL stop, and HANDED by the
- * dispatch work. HANDED becomes IDLE when the target starts the task (the
+ * dispatch work, which queues the task on its target in the same hold of
+ * d->lock: there is no moment when a task is off the tree but not yet on
+ * its target. HANDED becomes IDLE when the target starts the task (the
  * trampoline marks it IDLE before calling its function, which may submit
- * it again), or when a cancel takes it back from the target with
- * cancel_work() or ordsched_stream_cancel(), which only succeed if the
- * target never started it. Both ends of HANDED are decided by the target
- * under its own lock, every other transition under d->lock: each
- * submission ends exactly once, run or cancelled. A HANDED task not yet
- * queued on its target cannot be taken back: cancel says false and the
- * task runs.
+ * it again), or when a cancel, under d->lock, takes it back from the
+ * target with cancel_work() or ordsched_stream_cancel(), which only
+ * succeed if the target never started it. Whether the target has started
+ * a task is decided under the target's own lock; everything else under
+ * d->lock: each submission ends exactly once, run or cancelled.
+ *
+ * Every queue_work() and cancel_work() of a task's work item happens under
+ * d->lock. That is required, not a convenience: cancel_work() owns the
+ * PENDING bit for a moment even when it finds nothing to cancel, and a
+ * queue_work() that ran into it would return false and drop the task.
  *
  * The hard interrupt does O(1) work: it looks at the earliest deadline and
- * queues the dispatch work if it is due. The work takes due tasks out of
- * the tree DELAY_CHUNK at a time under the lock and hands them over with
- * the lock dropped. Emptying the tree in the interrupt would be an
- * O(n log n) loop with interrupts off whenever many deadlines coincide.
+ * queues the dispatch work if it is due. The work hands due tasks over
+ * DELAY_CHUNK per hold of the lock, which bounds the time with interrupts
+ * off. Emptying the tree in the interrupt would be an O(n log n) loop with
+ * interrupts off whenever many deadlines coincide.
  * While the dispatch work is queued or running it owns the timer: it arms
  * it for the earliest deadline left when it finishes.
  *
@@ -184,12 +189,25 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/* Queue a due task on its target; from then on it may run and be freed. */
+static void delay_hand_over(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task, ktime_t now)
+{
+	lockdep_assert_held(&d->lock);
+	trace_ordsched_delay_dispatch(d->id, task->seq, task->node.expires,
+				      ktime_sub(now, task->node.expires));
+	task->state = DELAY_HANDED;
+	if (task->target == DELAY_TARGET_STREAM)
+		ordsched_stream_queue(task->stream.stream, &task->stream.item);
+	else
+		queue_work(task->wq.wq, &task->wq.work);
+}
+
 /*
- * Move up to DELAY_CHUNK due tasks to @batch, marked HANDED. The pass that
- * finds fewer is the last: it gives the timer back, armed for what is left.
+ * Hand over up to DELAY_CHUNK due tasks. The pass that finds fewer is the
+ * last: it gives the timer back, armed for what is left.
  */
-static unsigned int delay_take_due(struct ordsched_delay *d,
-				   struct list_head *batch, u64 *total)
+static unsigned int delay_dispatch_some(struct ordsched_delay *d, u64 *total)
 {
 	struct timerqueue_node *first = NULL;
 	ktime_t now = ktime_get();
@@ -198,11 +216,8 @@ static unsigned int delay_take_due(struct ordsched_delay *d,
 	spin_lock_irq(&d->lock);
 	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree)) &&
 	       (d->hurry || first->expires <= now)) {
-		struct ordsched_delay_task *task = node_to_task(first);
-
 		timerqueue_del(&d->tree, first);
-		task->state = DELAY_HANDED;
-		list_add_tail(&task->link, batch);
+		delay_hand_over(d, node_to_task(first), now);
 		n++;
 	}
 	d->stats.pending -= n;
@@ -221,37 +236,14 @@ static unsigned int delay_take_due(struct ordsched_delay *d,
 	return n;
 }
 
-static void delay_hand_over(struct ordsched_delay *d, struct list_head *batch)
-{
-	struct ordsched_delay_task *task, *next;
-	ktime_t now = ktime_get();
-
-	/* Once handed over, a task may run and be freed: never look back. */
-	list_for_each_entry_safe(task, next, batch, link) {
-		trace_ordsched_delay_dispatch(d->id, task->seq,
-					      task->node.expires,
-					      ktime_sub(now, task->node.expires));
-		if (task->target == DELAY_TARGET_STREAM)
-			ordsched_stream_queue(task->stream.stream,
-					      &task->stream.item);
-		else
-			queue_work(task->wq.wq, &task->wq.work);
-	}
-	INIT_LIST_HEAD(batch);
-}
-
 static void delay_dispatch(struct work_struct *work)
 {
 	struct ordsched_delay *d = container_of(work, struct ordsched_delay,
 						dispatch);
-	LIST_HEAD(batch);
 	u64 total = 0;
 
-	while (delay_take_due(d, &batch, &total) == DELAY_CHUNK) {
-		delay_hand_over(d, &batch);
+	while (delay_dispatch_some(d, &total) == DELAY_CHUNK)
 		cond_resched();
-	}
-	delay_hand_over(d, &batch);
 }
 
 static void delay_count_late(struct ordsched_delay *d, s64 late)
@@ -442,9 +434,16 @@ static void delay_cancelled(struct ordsched_delay *d,
 	delay_retire(d, task->color, 1);
 }
 
-/* Take a handed-over task back from its target, if it has not started. */
-static bool delay_target_cancel(struct ordsched_delay_task *task)
+/*
+ * Take a handed-over task back from its target, if it has not started.
+ * Under d->lock, like every hand-over: cancel_work() briefly owns the
+ * work's PENDING bit even when it fails, and a queue_work() that ran into
+ * it would drop the task silently.
+ */
+static bool delay_target_cancel(struct ordsched_delay *d,
+				struct ordsched_delay_task *task)
 {
+	lockdep_assert_held(&d->lock);
 	if (task->target == DELAY_TARGET_STREAM)
 		return ordsched_stream_cancel(task->stream.stream,
 					      &task->stream.item);
@@ -457,8 +456,7 @@ static bool delay_target_cancel(struct ordsched_delay_task *task)
  * @task: the task
  *
  * A task waiting for its deadline is removed. A task already handed to its
- * target is taken back if the target has not started it yet (it cannot
- * be in the short window while the dispatch work is handing it over).
+ * target is taken back if the target has not started it yet.
  * Either this returns true and the task will not run, or the task has
  * run, is running or will run, and this returns false: never both, never
  * neither. Cancel does not wait for a running task; ordsched_delay_flush()
@@ -472,26 +470,25 @@ bool ordsched_delay_cancel(struct ordsched_delay *d,
 			   struct ordsched_delay_task *task)
 {
 	unsigned long flags;
-	u8 state;
+	bool removed = false;
 
 	spin_lock_irqsave(&d->lock, flags);
-	state = task->delay == d ? task->state : DELAY_IDLE;
-	if (state == DELAY_PENDING) {
+	if (task->delay != d)
+		goto unlock;
+	if (task->state == DELAY_PENDING) {
 		timerqueue_del(&d->tree, &task->node);
 		d->stats.pending--;
 		delay_cancelled(d, task, false);
+		removed = true;
+	} else if (task->state == DELAY_HANDED &&
+		   delay_target_cancel(d, task)) {
+		/* Only the target knows whether it has started the task. */
+		delay_cancelled(d, task, true);
+		removed = true;
 	}
+unlock:
 	spin_unlock_irqrestore(&d->lock, flags);
-	if (state != DELAY_HANDED)
-		return state == DELAY_PENDING;
-
-	/* Only the target knows whether it has started the task. */
-	if (!delay_target_cancel(task))
-		return false;
-	spin_lock_irqsave(&d->lock, flags);
-	delay_cancelled(d, task, true);
-	spin_unlock_irqrestore(&d->lock, flags);
-	return true;
+	return removed;
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_cancel);
 

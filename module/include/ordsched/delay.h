@@ -47,7 +47,7 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
 /**
  * struct ordsched_delay_task - one delayed task, embedded by the caller
  * @node: its place in the deadline order; @node.expires is the deadline
- * @link: its place in a batch being handed over
+ * @link: its place in a batch being cancelled by a stop
  * @seq: submission number, unique per scheduler
  * @fn: what to run
  * @delay: the scheduler it was last submitted to
