@@ -115,9 +115,10 @@ const struct ordsched_api *ordsched_api(const struct ordsched *os);
  * @os: the handle
  * @spins: reads of the mapped tail before the system call; 0 never spins
  *
- * The default, ORDSCHED_DEFAULT_SPIN, is about a microsecond on current
- * CPUs: enough to catch a turn handed over by a thread that is running,
- * short enough not to steal a CPU from it.
+ * The default, ORDSCHED_DEFAULT_SPIN, lasts from about one to a few
+ * microseconds (a pause instruction takes 10 to 140 cycles, by CPU):
+ * enough to catch a turn handed over by a thread that is running, short
+ * next to the sleep and wakeup it saves.
  */
 void ordsched_set_spin(struct ordsched *os, unsigned int spins);
 
