@@ -5,6 +5,7 @@
  *	<ordsched/seq.h>	the ticket sequencer
  *	<ordsched/pipeline.h>	ordered execution on a workqueue
  *	<ordsched/stream.h>	serial streams over a shared workqueue
+ *	<ordsched/keyed.h>	key-ordered execution with rollups
  *	<ordsched/delay.h>	the hrtimer delayed scheduler
  *
  * Every symbol declared there is exported GPL-only in the symbol namespace
@@ -30,6 +31,7 @@
 #include <ordsched/seq.h>
 #include <ordsched/pipeline.h>
 #include <ordsched/stream.h>
+#include <ordsched/keyed.h>
 #include <ordsched/delay.h>
 
 #endif /* _ORDSCHED_H */

@@ -51,6 +51,7 @@ static int __init ordsched_test_init(void)
 		ordsched_seq_suite,
 		ordsched_pipeline_suite,
 		ordsched_stream_suite,
+		ordsched_keyed_suite,
 		ordsched_delay_suite,
 	};
 

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ordsched: key-ordered execution with rollups. Include <ordsched.h>. */
+#ifndef _ORDSCHED_KEYED_H
+#define _ORDSCHED_KEYED_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+/* ------------------------------------------------------------------------
+ * Key-ordered execution
+ *
+ * Every task names one or more keys (u64). Tasks that share a key run one
+ * after the other in the order they were submitted; tasks with disjoint
+ * keys run in parallel. A task with several keys (a rollup) runs once
+ * every task submitted before it on any of its keys has finished, and
+ * every task submitted after it on any of its keys waits for it; it waits
+ * for nothing else and holds back nothing else. No thread ever blocks:
+ * a task is handed to the workqueue only once it is at the head of every
+ * one of its keys.
+ *
+ * Per-key state costs no allocation: a key is live while tokens of tasks
+ * wait on it, and the token at the head of the key is the key's entry in
+ * the executor's hash table. When the last token leaves, the key is gone.
+ */
+
+#define ORDSCHED_KEYED_MAX_KEYS	16
+
+struct ordsched_keyed;
+struct ordsched_keyed_task;
+
+/**
+ * typedef ordsched_keyed_fn - the work of a task, or its completion
+ * @task: the task
+ */
+typedef void (*ordsched_keyed_fn)(struct ordsched_keyed_task *task);
+
+/**
+ * struct ordsched_keyed_token - a task's place on one of its keys
+ * @hnode: in the executor's hash table while this token heads its key
+ * @node: the key's queue; the head token's @node is the queue's head
+ * @key: the key
+ * @task: the task
+ *
+ * Private to ordsched. A task with one key uses the token inside its
+ * task; a task with more keys brings an array of them.
+ */
+struct ordsched_keyed_token {
+	struct hlist_node hnode;
+	struct list_head node;
+	u64 key;
+	struct ordsched_keyed_task *task;
+};
+
+/**
+ * struct ordsched_keyed_task - a task, embedded by the caller
+ * @work: runs the task on the executor's workqueue
+ * @fn: the work, called in process context in a worker (may sleep, but a
+ *	sleeping task holds back the later tasks of its keys)
+ * @done: called after @fn once the task's keys have been handed on; from
+ *	then on ordsched does not touch the task, which may be freed or
+ *	submitted again (may be NULL)
+ * @kx: the executor the task was submitted to
+ * @tokens: the tokens, @nr_tokens of them
+ * @nr_tokens: how many keys the task can name
+ * @nr_keys: how many it names in the current submission
+ * @waiting: tokens not yet at the head of their key, plus one while the
+ *	task is being submitted
+ * @token: the token of a task with at most one key
+ *
+ * Initialize with ordsched_keyed_task_init(); the fields are ordsched's.
+ */
+struct ordsched_keyed_task {
+	struct work_struct work;
+	ordsched_keyed_fn fn;
+	ordsched_keyed_fn done;
+	struct ordsched_keyed *kx;
+	struct ordsched_keyed_token *tokens;
+	unsigned int nr_tokens;
+	unsigned int nr_keys;
+	atomic_t waiting;
+	struct ordsched_keyed_token token;
+};
+
+/**
+ * struct ordsched_keyed_params - how to build a keyed executor
+ * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @wq: the workqueue tasks run on (NULL: ordsched's own unbound
+ *	workqueue)
+ * @hash_order: the hash table of live keys has 1 << @hash_order buckets
+ *	(0: default 8, at most 16); size it for the keys live at one time,
+ *	not for every key ever used
+ */
+struct ordsched_keyed_params {
+	const char *name;
+	struct workqueue_struct *wq;
+	unsigned int hash_order;
+};
+
+/**
+ * struct ordsched_keyed_stats - what a keyed executor has done
+ * @submitted: tasks submitted
+ * @rollups: of which tasks with more than one key
+ * @parked: tasks that had to wait for an earlier task of some key
+ * @ran: tasks run
+ * @keys_created: keys that went from idle to live
+ * @keys_reclaimed: keys that went from live to idle
+ */
+struct ordsched_keyed_stats {
+	u64 submitted;
+	u64 rollups;
+	u64 parked;
+	u64 ran;
+	u64 keys_created;
+	u64 keys_reclaimed;
+};
+
+struct ordsched_keyed *
+ordsched_keyed_create(const struct ordsched_keyed_params *params);
+void ordsched_keyed_destroy(struct ordsched_keyed *kx);
+void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
+			      ordsched_keyed_fn fn, ordsched_keyed_fn done,
+			      struct ordsched_keyed_token *tokens,
+			      unsigned int nr_tokens);
+int ordsched_keyed_submit(struct ordsched_keyed *kx,
+			  struct ordsched_keyed_task *task,
+			  const u64 *keys, unsigned int nr_keys);
+void ordsched_keyed_flush(struct ordsched_keyed *kx);
+u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx);
+void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
+			      struct ordsched_keyed_stats *stats);
+
+#endif /* _ORDSCHED_KEYED_H */

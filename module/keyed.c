@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Key-ordered execution with rollups: tasks that share a key run in
+ * submission order, tasks with disjoint keys in parallel, no thread ever
+ * waits for another.
+ *
+ * Each key is a queue of tokens, one per task waiting on it. A task
+ * submitted with k keys puts one token on each key; a token that lands on
+ * an idle key heads it at once. The task's "waiting" counter counts its
+ * tokens not yet at a head; the one that brings it to 0 hands the task to
+ * the workqueue. When the task has run, each of its tokens leaves its key
+ * and the next token there becomes the head, which may make that token's
+ * task ready in turn. A rollup is only a task with several tokens: it
+ * waits for exactly the tokens ahead of its own on its keys, and holds
+ * back exactly those behind them.
+ *
+ * Keys cost no allocation: the queue of a key has no head structure, it
+ * is the circular list of its tokens, and the token at the head is the
+ * key's entry in a hash table of live keys. When the head leaves, its
+ * successor takes its place in the hash chain; when there is none, the
+ * key is simply gone. The bucket's lock covers the lookup, the queue and
+ * the hash entry, so a submission can never find a key that is being
+ * reclaimed: it either finds the head token or finds nothing and makes
+ * its own token the head.
+ *
+ * Order across keys: a rollup must take its places on all its keys at one
+ * instant, or two rollups on {A, B} submitted at once could end up first
+ * on different keys and wait for each other forever. A rollup therefore
+ * holds the locks of all its buckets while it queues its tokens (two-phase
+ * locking makes the per-key orders consistent). To keep that free of
+ * deadlock without sorting, rollups take an outer lock first; every other
+ * path holds at most one bucket lock at a time.
+ *
+ * A task runs on the workqueue as its own work item, so a hot key holds
+ * at most one worker at a time and other keys' tasks are queued beside
+ * it, never behind it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/hash.h>
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <ordsched.h>
+
+#include "internal.h"
+/* The one user of these tracepoints instantiates them (see stream.c). */
+#define CREATE_TRACE_POINTS
+#include "trace_keyed.h"
+
+#define KEYED_DEFAULT_ORDER	8
+#define KEYED_MAX_ORDER		16
+
+struct keyed_bucket {
+	/* Guards the chain and the queues of the keys on it. */
+	spinlock_t lock;
+	/* Head tokens of the live keys that hash here. */
+	struct hlist_head heads;
+};
+
+struct ordsched_keyed {
+	struct keyed_bucket *buckets;
+	unsigned int order;
+	unsigned int id;
+	struct workqueue_struct *wq;
+	/* Taken by rollups around their bucket locks; see the top comment. */
+	spinlock_t rollup_lock;
+	/* Tasks submitted and not yet finished; flush waits for 0. */
+	atomic_long_t inflight;
+	wait_queue_head_t waitq;
+	struct ordsched_keyed_stats __percpu *stats;
+	struct dentry *debugfs;
+	char name[32];
+};
+
+static struct keyed_bucket *keyed_bucket(struct ordsched_keyed *kx, u64 key)
+{
+	return &kx->buckets[hash_64(key, kx->order)];
+}
+
+/* The head token of @key, NULL if the key is idle. */
+static struct ordsched_keyed_token *keyed_head(struct keyed_bucket *b, u64 key)
+{
+	struct ordsched_keyed_token *tok;
+
+	lockdep_assert_held(&b->lock);
+	hlist_for_each_entry(tok, &b->heads, hnode) {
+		if (tok->key == key)
+			return tok;
+	}
+	return NULL;
+}
+
+/* Put @tok at the end of its key's queue; true if it heads the key. */
+static bool keyed_enqueue(struct ordsched_keyed *kx, struct keyed_bucket *b,
+			  struct ordsched_keyed_token *tok)
+{
+	struct ordsched_keyed_token *head = keyed_head(b, tok->key);
+
+	if (head) {
+		/* Before the head in the circle is the end of the queue. */
+		list_add_tail(&tok->node, &head->node);
+		return false;
+	}
+	INIT_LIST_HEAD(&tok->node);
+	hlist_add_head(&tok->hnode, &b->heads);
+	this_cpu_inc(kx->stats->keys_created);
+	trace_ordsched_keyed_key(kx->id, tok->key, true);
+	return true;
+}
+
+/*
+ * @tok heads its key and its task has run: hand the key to the next token.
+ * Return: the next token's task if that made it ready, else NULL.
+ */
+static struct ordsched_keyed_task *keyed_dequeue(struct ordsched_keyed *kx,
+						 struct keyed_bucket *b,
+						 struct ordsched_keyed_token *tok)
+{
+	struct ordsched_keyed_token *next;
+
+	lockdep_assert_held(&b->lock);
+	if (list_empty(&tok->node)) {
+		/* The last token: the key is idle and nothing is left of it. */
+		hlist_del(&tok->hnode);
+		this_cpu_inc(kx->stats->keys_reclaimed);
+		trace_ordsched_keyed_key(kx->id, tok->key, false);
+		return NULL;
+	}
+	next = list_first_entry(&tok->node, struct ordsched_keyed_token, node);
+	list_del(&tok->node);
+	hlist_add_before(&next->hnode, &tok->hnode);
+	hlist_del(&tok->hnode);
+	return atomic_dec_and_test(&next->task->waiting) ? next->task : NULL;
+}
+
+static void keyed_dispatch(struct ordsched_keyed *kx,
+			   struct ordsched_keyed_task *task)
+{
+	trace_ordsched_keyed_ready(kx->id, task);
+	queue_work(kx->wq, &task->work);
+}
+
+/* Hand on every key of @task, which has run. */
+static void keyed_release(struct ordsched_keyed *kx,
+			  struct ordsched_keyed_task *task)
+{
+	unsigned int i;
+
+	for (i = 0; i < task->nr_keys; i++) {
+		struct ordsched_keyed_token *tok = &task->tokens[i];
+		struct keyed_bucket *b = keyed_bucket(kx, tok->key);
+		struct ordsched_keyed_task *ready;
+
+		spin_lock_bh(&b->lock);
+		ready = keyed_dequeue(kx, b, tok);
+		spin_unlock_bh(&b->lock);
+		if (ready)
+			keyed_dispatch(kx, ready);
+	}
+}
+
+static void keyed_work_fn(struct work_struct *work)
+{
+	struct ordsched_keyed_task *task =
+		container_of(work, struct ordsched_keyed_task, work);
+	struct ordsched_keyed *kx = task->kx;
+	ordsched_keyed_fn done = task->done;
+
+	trace_ordsched_keyed_run(kx->id, task);
+	task->fn(task);
+	keyed_release(kx, task);
+	this_cpu_inc(kx->stats->ran);
+	/* From here on the task is the caller's. */
+	if (done)
+		done(task);
+	/* ordsched_keyed_destroy() waits for this section with RCU. */
+	rcu_read_lock();
+	if (atomic_long_dec_and_test(&kx->inflight))
+		wake_up_all(&kx->waitq);
+	rcu_read_unlock();
+}
+
+/* Whether token @i is the first of @task's tokens in its bucket. */
+static bool keyed_first_in_bucket(struct ordsched_keyed *kx,
+				  struct ordsched_keyed_token *toks,
+				  unsigned int i)
+{
+	struct keyed_bucket *b = keyed_bucket(kx, toks[i].key);
+	unsigned int j;
+
+	for (j = 0; j < i; j++) {
+		if (keyed_bucket(kx, toks[j].key) == b)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Lock the buckets of all @n tokens, each once. Sparse cannot count a
+ * variable number of locks: __release() and __acquire() below only keep
+ * its books balanced per iteration; lockdep checks the real thing.
+ */
+static void keyed_lock_all(struct ordsched_keyed *kx,
+			   struct ordsched_keyed_token *toks, unsigned int n)
+	__acquires(&kx->rollup_lock)
+{
+	unsigned int i;
+
+	spin_lock_bh(&kx->rollup_lock);
+	for (i = 0; i < n; i++) {
+		spinlock_t *lock = &keyed_bucket(kx, toks[i].key)->lock;
+
+		if (keyed_first_in_bucket(kx, toks, i)) {
+			spin_lock_nest_lock(lock, &kx->rollup_lock);
+			__release(lock);
+		}
+	}
+}
+
+static void keyed_unlock_all(struct ordsched_keyed *kx,
+			     struct ordsched_keyed_token *toks, unsigned int n)
+	__releases(&kx->rollup_lock)
+{
+	unsigned int i = n;
+
+	while (i--) {
+		spinlock_t *lock = &keyed_bucket(kx, toks[i].key)->lock;
+
+		if (keyed_first_in_bucket(kx, toks, i)) {
+			__acquire(lock);
+			spin_unlock(lock);
+		}
+	}
+	spin_unlock_bh(&kx->rollup_lock);
+}
+
+/* Queue the task's tokens; return how many head their key at once. */
+static unsigned int keyed_enqueue_all(struct ordsched_keyed *kx,
+				      struct ordsched_keyed_task *task)
+{
+	struct ordsched_keyed_token *toks = task->tokens;
+	unsigned int i, heads = 0;
+
+	if (task->nr_keys == 1) {
+		struct keyed_bucket *b = keyed_bucket(kx, toks[0].key);
+
+		spin_lock_bh(&b->lock);
+		heads = keyed_enqueue(kx, b, &toks[0]);
+		spin_unlock_bh(&b->lock);
+		return heads;
+	}
+	keyed_lock_all(kx, toks, task->nr_keys);
+	for (i = 0; i < task->nr_keys; i++)
+		heads += keyed_enqueue(kx, keyed_bucket(kx, toks[i].key),
+				       &toks[i]);
+	keyed_unlock_all(kx, toks, task->nr_keys);
+	return heads;
+}
+
+static bool keyed_keys_valid(const u64 *keys, unsigned int n,
+			     unsigned int room)
+{
+	unsigned int i, j;
+
+	if (!n || n > room || n > ORDSCHED_KEYED_MAX_KEYS)
+		return false;
+	for (i = 1; i < n; i++) {
+		for (j = 0; j < i; j++) {
+			if (keys[i] == keys[j])
+				return false;
+		}
+	}
+	return true;
+}
+
+/**
+ * ordsched_keyed_submit() - submit a task under one or more keys
+ * @kx: the executor
+ * @task: an initialized task, not in flight
+ * @keys: its keys, all different
+ * @nr_keys: how many: from 1 to the task's number of tokens, at most
+ *	%ORDSCHED_KEYED_MAX_KEYS
+ *
+ * The task runs once every task submitted earlier on any of its keys has
+ * finished, and before any task submitted later on any of them starts.
+ * Submissions from different threads are ordered by the instant they
+ * take their places, which is the same instant on all the task's keys.
+ * Nothing is allocated; the call never waits.
+ *
+ * Context: process or softirq context, not hard interrupt.
+ * Return: 0, or -EINVAL if @nr_keys is out of range or a key repeats.
+ */
+int ordsched_keyed_submit(struct ordsched_keyed *kx,
+			  struct ordsched_keyed_task *task,
+			  const u64 *keys, unsigned int nr_keys)
+{
+	unsigned int i, heads;
+
+	if (!keyed_keys_valid(keys, nr_keys, task->nr_tokens))
+		return -EINVAL;
+
+	task->kx = kx;
+	task->nr_keys = nr_keys;
+	for (i = 0; i < nr_keys; i++) {
+		task->tokens[i].key = keys[i];
+		task->tokens[i].task = task;
+	}
+	/* One more than the tokens: nobody dispatches until all are queued. */
+	atomic_set(&task->waiting, nr_keys + 1);
+	atomic_long_inc(&kx->inflight);
+	this_cpu_inc(kx->stats->submitted);
+	if (nr_keys > 1)
+		this_cpu_inc(kx->stats->rollups);
+
+	heads = keyed_enqueue_all(kx, task);
+	if (heads < nr_keys)
+		this_cpu_inc(kx->stats->parked);
+	trace_ordsched_keyed_submit(kx->id, task, keys[0], nr_keys, heads);
+	/* The task may run and be freed as soon as this is done. */
+	if (atomic_sub_and_test(heads + 1, &task->waiting))
+		keyed_dispatch(kx, task);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_submit);
+
+/**
+ * ordsched_keyed_task_init() - prepare a task
+ * @task: the task
+ * @fn: the work (see &struct ordsched_keyed_task)
+ * @done: called when ordsched is done with the task (may be NULL)
+ * @tokens: an array of @nr_tokens tokens for a task with several keys,
+ *	valid while the task is in flight; NULL for a task with one key
+ * @nr_tokens: the size of @tokens (ignored if @tokens is NULL)
+ *
+ * Context: any context.
+ */
+void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
+			      ordsched_keyed_fn fn, ordsched_keyed_fn done,
+			      struct ordsched_keyed_token *tokens,
+			      unsigned int nr_tokens)
+{
+	INIT_WORK(&task->work, keyed_work_fn);
+	task->fn = fn;
+	task->done = done;
+	task->kx = NULL;
+	task->tokens = tokens ?: &task->token;
+	task->nr_tokens = tokens ? nr_tokens : 1;
+	task->nr_keys = 0;
+	atomic_set(&task->waiting, 0);
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_task_init);
+
+/**
+ * ordsched_keyed_flush() - wait until no task is in flight
+ * @kx: the executor
+ *
+ * Waits until every task submitted has finished (its @done called). With
+ * submitters still at work this also waits for their tasks, and may not
+ * return while they keep @kx busy.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_keyed_flush(struct ordsched_keyed *kx)
+{
+	might_sleep();
+	/* The acquire pairs with the fully ordered decrement in keyed_work_fn(). */
+	wait_event(kx->waitq, !atomic_long_read_acquire(&kx->inflight));
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_flush);
+
+/**
+ * ordsched_keyed_get_stats() - read an executor's counters
+ * @kx: the executor
+ * @stats: where to store them
+ *
+ * The counters are per CPU and summed here: each is exact once the
+ * executor is idle.
+ *
+ * Context: any context.
+ */
+void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
+			      struct ordsched_keyed_stats *stats)
+{
+	int cpu;
+
+	memset(stats, 0, sizeof(*stats));
+	for_each_possible_cpu(cpu) {
+		const struct ordsched_keyed_stats *s = per_cpu_ptr(kx->stats, cpu);
+
+		stats->submitted += s->submitted;
+		stats->rollups += s->rollups;
+		stats->parked += s->parked;
+		stats->ran += s->ran;
+		stats->keys_created += s->keys_created;
+		stats->keys_reclaimed += s->keys_reclaimed;
+	}
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_get_stats);
+
+/**
+ * ordsched_keyed_live_keys() - how many keys have tasks waiting or running
+ * @kx: the executor
+ *
+ * Context: any context.
+ * Return: the number of live keys; exact once the executor is idle, when
+ * it is 0.
+ */
+u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx)
+{
+	struct ordsched_keyed_stats st;
+
+	ordsched_keyed_get_stats(kx, &st);
+	return st.keys_created - st.keys_reclaimed;
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_live_keys);
+
+static int keyed_stats_show(struct seq_file *m, void *unused)
+{
+	struct ordsched_keyed *kx = m->private;
+	struct ordsched_keyed_stats st;
+
+	ordsched_keyed_get_stats(kx, &st);
+	seq_printf(m, "buckets: %u\ninflight: %ld\nlive_keys: %llu\n",
+		   1U << kx->order, atomic_long_read(&kx->inflight),
+		   st.keys_created - st.keys_reclaimed);
+	seq_printf(m, "submitted: %llu\nrollups: %llu\nparked: %llu\nran: %llu\n",
+		   st.submitted, st.rollups, st.parked, st.ran);
+	seq_printf(m, "keys_created: %llu\nkeys_reclaimed: %llu\n",
+		   st.keys_created, st.keys_reclaimed);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(keyed_stats);
+
+/**
+ * ordsched_keyed_create() - build a keyed executor
+ * @params: the parameters; NULL for all defaults
+ *
+ * Context: process context, may sleep.
+ * Return: the executor, or an ERR_PTR(): -EINVAL for a hash order above
+ * 16, -ENOMEM.
+ */
+struct ordsched_keyed *
+ordsched_keyed_create(const struct ordsched_keyed_params *params)
+{
+	static const struct ordsched_keyed_params defaults;
+	const struct ordsched_keyed_params *p = params ?: &defaults;
+	unsigned int order = p->hash_order ?: KEYED_DEFAULT_ORDER, i;
+	struct ordsched_keyed *kx;
+
+	if (order > KEYED_MAX_ORDER)
+		return ERR_PTR(-EINVAL);
+	kx = kzalloc(sizeof(*kx), GFP_KERNEL);
+	if (!kx)
+		return ERR_PTR(-ENOMEM);
+	kx->buckets = kvcalloc(1U << order, sizeof(*kx->buckets), GFP_KERNEL);
+	if (!kx->buckets)
+		goto err_free_kx;
+	kx->stats = alloc_percpu(struct ordsched_keyed_stats);
+	if (!kx->stats)
+		goto err_free_buckets;
+
+	for (i = 0; i < 1U << order; i++) {
+		spin_lock_init(&kx->buckets[i].lock);
+		INIT_HLIST_HEAD(&kx->buckets[i].heads);
+	}
+	kx->order = order;
+	kx->wq = p->wq ?: ordsched_wq;
+	spin_lock_init(&kx->rollup_lock);
+	atomic_long_set(&kx->inflight, 0);
+	init_waitqueue_head(&kx->waitq);
+	kx->id = ordsched_next_id();
+	strscpy(kx->name, p->name ?: "keyed", sizeof(kx->name));
+	kx->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_KEYED, kx->name,
+						kx->id);
+	debugfs_create_file("stats", 0444, kx->debugfs, kx, &keyed_stats_fops);
+	return kx;
+
+err_free_buckets:
+	kvfree(kx->buckets);
+err_free_kx:
+	kfree(kx);
+	return ERR_PTR(-ENOMEM);
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_create);
+
+/**
+ * ordsched_keyed_destroy() - free a keyed executor
+ * @kx: the executor (NULL or an ERR_PTR() is ignored)
+ *
+ * Tasks still in flight are run first: destroy flushes. The caller must
+ * have stopped submitting.
+ *
+ * Context: process context, may sleep.
+ */
+void ordsched_keyed_destroy(struct ordsched_keyed *kx)
+{
+	if (IS_ERR_OR_NULL(kx))
+		return;
+	ordsched_keyed_flush(kx);
+	/* The last task's worker may still be leaving keyed_work_fn(). */
+	synchronize_rcu();
+	WARN_ON(ordsched_keyed_live_keys(kx));
+	debugfs_remove(kx->debugfs);
+	free_percpu(kx->stats);
+	kvfree(kx->buckets);
+	kfree(kx);
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_destroy);

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the keyed executor: per-key order, rollups that wait for
+ * exactly the earlier tasks of their keys and hold back exactly the later
+ * ones, disjoint keys in parallel, a hot key that does not stall others,
+ * keys reclaimed when idle, submission from process and softirq context.
+ */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/vmalloc.h>
+#include <ordsched.h>
+
+#include "ktest.h"
+#include "suites.h"
+#include "util.h"
+
+#define MAX_KEYS	4
+
+/* ---- a logged task ---------------------------------------------------- */
+
+struct log {
+	atomic_t pos;
+	unsigned int ids[64];
+};
+
+struct log_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed_token tokens[MAX_KEYS];
+	struct log *log;
+	unsigned int id;
+	/* When set, the task waits for it before it returns. */
+	struct completion *hold;
+	struct completion started;
+	struct completion finished;
+};
+
+static void log_fn(struct ordsched_keyed_task *task)
+{
+	struct log_task *lt = container_of(task, struct log_task, task);
+	struct log *log = lt->log;
+
+	log->ids[atomic_inc_return(&log->pos) - 1] = lt->id;
+	complete(&lt->started);
+	/* Bounded, so a broken executor fails the test instead of hanging. */
+	if (lt->hold)
+		wait_for_completion_timeout(lt->hold, 5 * HZ);
+}
+
+static void log_done(struct ordsched_keyed_task *task)
+{
+	complete(&container_of(task, struct log_task, task)->finished);
+}
+
+static void log_task_init(struct log_task *lt, struct log *log,
+			  unsigned int id)
+{
+	ordsched_keyed_task_init(&lt->task, log_fn, log_done, lt->tokens,
+				 MAX_KEYS);
+	lt->log = log;
+	lt->id = id;
+	init_completion(&lt->started);
+	init_completion(&lt->finished);
+}
+
+static unsigned int log_index(struct log *log, unsigned int id)
+{
+	unsigned int i;
+
+	for (i = 0; i < atomic_read(&log->pos); i++) {
+		if (log->ids[i] == id)
+			return i;
+	}
+	return UINT_MAX;
+}
+
+static bool started(struct log_task *lt, unsigned long timeout)
+{
+	return wait_for_completion_timeout(&lt->started, timeout);
+}
+
+/* One key, one thread: tasks run in submission order. */
+static void one_key_order(struct ktest *t)
+{
+	struct ordsched_keyed *kx = ordsched_keyed_create(NULL);
+	struct log_task *lts;
+	struct log *log;
+	unsigned int i;
+	u64 key = 42;
+
+	lts = kcalloc(64, sizeof(*lts), GFP_KERNEL);
+	log = kzalloc(sizeof(*log), GFP_KERNEL);
+	if (!KT_EXPECT(t, lts && log && !IS_ERR(kx)))
+		goto out;
+	for (i = 0; i < 64; i++) {
+		log_task_init(&lts[i], log, i);
+		KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, &lts[i].task, &key, 1), 0);
+	}
+	ordsched_keyed_flush(kx);
+	KT_EXPECT_EQ(t, atomic_read(&log->pos), 64);
+	for (i = 0; i < 64; i++)
+		KT_EXPECT_EQ(t, log->ids[i], i);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
+out:
+	ordsched_keyed_destroy(kx);
+	kfree(log);
+	kfree(lts);
+}
+
+/*
+ * A1 (key A) holds on; B1 (B) runs. The rollup R (A, B) waits for A1
+ * only; A2 (A) and B2 (B), submitted after R, wait for R; C1 (C) and the
+ * rollup S (C, D), submitted after R, run at once: R holds back nothing
+ * but its keys. When A1 returns, R runs, then A2 and B2.
+ */
+static void rollup_exact(struct ktest *t)
+{
+	enum { A1, B1, R, A2, B2, C1, S, NR };
+	static const u64 keys[NR][2] = {
+		[A1] = { 'A' }, [B1] = { 'B' }, [R] = { 'A', 'B' },
+		[A2] = { 'A' }, [B2] = { 'B' }, [C1] = { 'C' },
+		[S] = { 'C', 'D' },
+	};
+	static const unsigned int nr_keys[NR] = { 1, 1, 2, 1, 1, 1, 2 };
+	struct ordsched_keyed *kx = ordsched_keyed_create(NULL);
+	struct completion hold;
+	struct log_task *lts;
+	struct log *log;
+	unsigned int i;
+
+	init_completion(&hold);
+	lts = kcalloc(NR, sizeof(*lts), GFP_KERNEL);
+	log = kzalloc(sizeof(*log), GFP_KERNEL);
+	if (!KT_EXPECT(t, lts && log && !IS_ERR(kx)))
+		goto out;
+	for (i = 0; i < NR; i++)
+		log_task_init(&lts[i], log, i);
+	lts[A1].hold = &hold;
+
+	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, &lts[A1].task, keys[A1], 1), 0);
+	KT_EXPECT(t, started(&lts[A1], 5 * HZ));
+	for (i = B1; i < NR; i++)
+		KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, &lts[i].task, keys[i],
+						      nr_keys[i]), 0);
+	/* While A1 runs: B1, C1 and S finish; R, A2 and B2 do not start. */
+	KT_EXPECT(t, wait_for_completion_timeout(&lts[B1].finished, 5 * HZ));
+	KT_EXPECT(t, wait_for_completion_timeout(&lts[C1].finished, 5 * HZ));
+	KT_EXPECT(t, wait_for_completion_timeout(&lts[S].finished, 5 * HZ));
+	KT_EXPECT(t, !started(&lts[R], HZ / 10));
+	KT_EXPECT(t, !completion_done(&lts[A2].started));
+	KT_EXPECT(t, !completion_done(&lts[B2].started));
+	KT_EXPECT(t, !completion_done(&lts[A1].finished));
+	/* Keys A, B, C... live: A1 and R on A, R and B2 on B; C and D idle. */
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 2);
+
+	complete(&hold);
+	ordsched_keyed_flush(kx);
+	KT_EXPECT_EQ(t, atomic_read(&log->pos), NR);
+	KT_EXPECT(t, log_index(log, A1) < log_index(log, R));
+	KT_EXPECT(t, log_index(log, B1) < log_index(log, R));
+	KT_EXPECT(t, log_index(log, R) < log_index(log, A2));
+	KT_EXPECT(t, log_index(log, R) < log_index(log, B2));
+	KT_EXPECT(t, log_index(log, C1) < log_index(log, S));
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
+out:
+	ordsched_keyed_destroy(kx);
+	kfree(log);
+	kfree(lts);
+}
+
+/*
+ * Two rollups on the same keys named in opposite orders, submitted at once
+ * from two CPUs, again and again: neither may wait for the other forever.
+ */
+struct crossed_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed_token tokens[2];
+	atomic_t *ran;
+};
+
+struct crossed {
+	struct ordsched_keyed *kx;
+	struct crossed_task *cts;
+	atomic_t ran;
+};
+
+#define CROSSED_ROUNDS	2000
+
+static void crossed_fn(struct ordsched_keyed_task *task)
+{
+	atomic_inc(container_of(task, struct crossed_task, task)->ran);
+}
+
+static int crossed_thread(void *data, unsigned int idx)
+{
+	struct crossed *c = data;
+	u64 keys[2] = { idx ? 7 : 9, idx ? 9 : 7 };
+	unsigned int i;
+	int ret;
+
+	for (i = idx; i < 2 * CROSSED_ROUNDS; i += 2) {
+		ret = ordsched_keyed_submit(c->kx, &c->cts[i].task, keys, 2);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void crossed_rollups(struct ktest *t)
+{
+	struct crossed *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct ordsched_keyed_stats st;
+	unsigned int i;
+
+	if (!KT_EXPECT(t, c))
+		return;
+	c->kx = ordsched_keyed_create(NULL);
+	c->cts = vcalloc(2 * CROSSED_ROUNDS, sizeof(*c->cts));
+	if (!KT_EXPECT(t, c->cts && !IS_ERR(c->kx)))
+		goto out;
+	for (i = 0; i < 2 * CROSSED_ROUNDS; i++) {
+		ordsched_keyed_task_init(&c->cts[i].task, crossed_fn, NULL,
+					 c->cts[i].tokens, 2);
+		c->cts[i].ran = &c->ran;
+	}
+	KT_EXPECT_EQ(t, kt_run_threads(2, crossed_thread, c), 0);
+	/* A deadlock shows as tasks that never run: poll, do not hang. */
+	for (i = 0; i < 500 && atomic_read(&c->ran) < 2 * CROSSED_ROUNDS; i++)
+		msleep(20);
+	if (!KT_EXPECT_EQ(t, atomic_read(&c->ran), 2 * CROSSED_ROUNDS)) {
+		/* Deadlocked tasks are still queued: leave them be. */
+		ktest_diag(t, "deadlock: executor and tasks leaked");
+		return;
+	}
+	ordsched_keyed_flush(c->kx);
+	ordsched_keyed_get_stats(c->kx, &st);
+	KT_EXPECT_EQ(t, st.ran, 2 * CROSSED_ROUNDS);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(c->kx), 0);
+out:
+	if (!IS_ERR_OR_NULL(c->kx))
+		ordsched_keyed_destroy(c->kx);
+	vfree(c->cts);
+	kfree(c);
+}
+
+/* ---- random keys, rollups, process and softirq submitters -------------- */
+
+#define RND_TASKS	12000
+#define RND_KEYS	32	/* the shared keys; others are used once */
+#define RND_THREADS	8
+#define RND_PRODUCERS	(2 * RND_THREADS)
+
+struct rnd;
+
+struct rnd_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed_token tokens[MAX_KEYS];
+	struct rnd *r;
+	u64 keys[MAX_KEYS];
+	/* The submitter's count of its earlier tasks on each shared key. */
+	u32 seq[MAX_KEYS];
+	u8 nr_keys;
+	u8 producer;
+	u8 runs;
+};
+
+struct rnd {
+	struct ordsched_keyed *kx;
+	struct rnd_task *tasks;
+	atomic_t next_task;
+	atomic64_t next_unique;
+	/* Per producer and shared key: tasks submitted, tasks run. */
+	u32 submitted[RND_PRODUCERS][RND_KEYS];
+	u32 ran[RND_PRODUCERS][RND_KEYS];
+	atomic_t busy[RND_KEYS];
+	atomic_t running, max_running;
+	atomic_t overlaps, misorders, errors;
+	atomic_t softirq_tasks;
+};
+
+static bool rnd_shared(u64 key)
+{
+	return key < RND_KEYS;
+}
+
+static void rnd_fn(struct ordsched_keyed_task *task)
+{
+	struct rnd_task *rt = container_of(task, struct rnd_task, task);
+	struct rnd *r = rt->r;
+	unsigned int i;
+	int now, max;
+
+	for (i = 0; i < rt->nr_keys; i++) {
+		u64 k = rt->keys[i];
+
+		if (!rnd_shared(k))
+			continue;
+		if (atomic_inc_return(&r->busy[k]) != 1)
+			atomic_inc(&r->overlaps);
+		/* Only this task holds key k now: plain accesses suffice. */
+		if (r->ran[rt->producer][k] != rt->seq[i])
+			atomic_inc(&r->misorders);
+		r->ran[rt->producer][k] = rt->seq[i] + 1;
+	}
+	now = atomic_inc_return(&r->running);
+	max = atomic_read(&r->max_running);
+	while (now > max && !atomic_try_cmpxchg(&r->max_running, &max, now))
+		;
+	rt->runs++;
+	kt_spin(rt->keys[0] % 4 ? 100 : 2000);
+	atomic_dec(&r->running);
+	for (i = 0; i < rt->nr_keys; i++) {
+		if (rnd_shared(rt->keys[i]))
+			atomic_dec(&r->busy[rt->keys[i]]);
+	}
+}
+
+/* Build and submit one random task as producer @p; false when done. */
+static bool rnd_submit_one(struct rnd *r, unsigned int p, u32 *rnd)
+{
+	int idx = atomic_fetch_inc(&r->next_task);
+	struct rnd_task *rt;
+	unsigned int i, j, n;
+
+	if (idx >= RND_TASKS)
+		return false;
+	rt = &r->tasks[idx];
+	/* Half the tasks have one key, the rest 2 to 4 (rollups). */
+	n = kt_rand(rnd) % 2 ? 1 : 2 + kt_rand(rnd) % (MAX_KEYS - 1);
+	for (i = 0; i < n; i++) {
+		/* Mostly shared keys, all different; some used only once. */
+		do {
+			rt->keys[i] = kt_rand(rnd) % 8 ? kt_rand(rnd) % RND_KEYS :
+				RND_KEYS + atomic64_inc_return(&r->next_unique);
+			for (j = 0; j < i && rt->keys[j] != rt->keys[i]; j++)
+				;
+		} while (j < i);
+	}
+	rt->nr_keys = n;
+	rt->producer = p;
+	for (i = 0; i < n; i++) {
+		if (rnd_shared(rt->keys[i]))
+			rt->seq[i] = r->submitted[p][rt->keys[i]]++;
+	}
+	if (ordsched_keyed_submit(r->kx, &rt->task, rt->keys, n))
+		atomic_inc(&r->errors);
+	return true;
+}
+
+/* Softirq submitters: a timer per thread, re-armed every tick. */
+struct rnd_timer {
+	struct timer_list timer;
+	struct rnd *r;
+	unsigned int producer;
+	u32 rnd;
+	bool stop;
+};
+
+static void rnd_timer_fn(struct timer_list *timer)
+{
+	struct rnd_timer *rt = from_timer(rt, timer, timer);
+	unsigned int i;
+
+	for (i = 0; i < 8; i++) {
+		if (!rnd_submit_one(rt->r, rt->producer, &rt->rnd))
+			return;
+		atomic_inc(&rt->r->softirq_tasks);
+	}
+	if (!READ_ONCE(rt->stop))
+		mod_timer(&rt->timer, jiffies + 1);
+}
+
+static int rnd_thread(void *data, unsigned int idx)
+{
+	struct rnd *r = data;
+	struct rnd_timer tm = {
+		.r = r, .producer = RND_THREADS + idx, .rnd = 0x2545f491 * (idx + 1),
+	};
+	u32 rnd = 0x9e3779b9 * (idx + 1);
+	unsigned int n = 0;
+
+	timer_setup_on_stack(&tm.timer, rnd_timer_fn, TIMER_PINNED);
+	mod_timer(&tm.timer, jiffies + 1);
+	while (rnd_submit_one(r, idx, &rnd)) {
+		if (!(++n % 16))
+			cond_resched();
+	}
+	WRITE_ONCE(tm.stop, true);
+	del_timer_sync(&tm.timer);
+	destroy_timer_on_stack(&tm.timer);
+	return 0;
+}
+
+static void rnd_check(struct ktest *t, struct rnd *r)
+{
+	struct ordsched_keyed_stats st;
+	unsigned int i, p, k, bad = 0;
+
+	for (i = 0; i < RND_TASKS; i++)
+		bad += r->tasks[i].runs != 1;
+	KT_EXPECT_EQ(t, bad, 0);
+	for (p = 0; p < RND_PRODUCERS; p++)
+		for (k = 0; k < RND_KEYS; k++)
+			bad += r->ran[p][k] != r->submitted[p][k];
+	KT_EXPECT_EQ(t, bad, 0);
+	KT_EXPECT_EQ(t, atomic_read(&r->errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&r->overlaps), 0);
+	KT_EXPECT_EQ(t, atomic_read(&r->misorders), 0);
+	/* Tasks (with disjoint keys, as no key overlapped) ran side by side. */
+	if (num_online_cpus() > 1)
+		KT_EXPECT(t, atomic_read(&r->max_running) >= 2);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(r->kx), 0);
+	ordsched_keyed_get_stats(r->kx, &st);
+	KT_EXPECT_EQ(t, st.submitted, RND_TASKS);
+	KT_EXPECT_EQ(t, st.ran, RND_TASKS);
+	KT_EXPECT_EQ(t, st.keys_created, st.keys_reclaimed);
+	ktest_diag(t, "%u tasks (%llu rollups, %u from softirq), %llu parked, up to %d at once",
+		   RND_TASKS, st.rollups, atomic_read(&r->softirq_tasks),
+		   st.parked, atomic_read(&r->max_running));
+	ktest_diag(t, "%llu keys came and went", st.keys_created);
+}
+
+static void random_keys(struct ktest *t)
+{
+	unsigned int threads = min(2 * num_online_cpus(), RND_THREADS), i;
+	struct ordsched_keyed_params p = { .name = "random", .hash_order = 4 };
+	struct rnd *r;
+
+	r = vzalloc(sizeof(*r));
+	if (!KT_EXPECT(t, r))
+		return;
+	r->kx = ordsched_keyed_create(&p);
+	r->tasks = vcalloc(RND_TASKS, sizeof(*r->tasks));
+	if (!KT_EXPECT(t, r->tasks && !IS_ERR(r->kx)))
+		goto out;
+	for (i = 0; i < RND_TASKS; i++) {
+		ordsched_keyed_task_init(&r->tasks[i].task, rnd_fn, NULL,
+					 r->tasks[i].tokens, MAX_KEYS);
+		r->tasks[i].r = r;
+	}
+	KT_EXPECT_EQ(t, kt_run_threads(threads, rnd_thread, r), 0);
+	ordsched_keyed_flush(r->kx);
+	rnd_check(t, r);
+out:
+	if (!IS_ERR_OR_NULL(r->kx))
+		ordsched_keyed_destroy(r->kx);
+	vfree(r->tasks);
+	vfree(r);
+}
+
+/* ---- a hot key, reclaim, bad input -------------------------------------- */
+
+#define HOT_TASKS	1000
+
+struct hot;
+
+struct hot_task {
+	struct ordsched_keyed_task task;
+	struct hot *h;
+};
+
+struct hot {
+	struct hot_task *tasks;
+	struct ordsched_keyed_task cold;
+	atomic_t hot_done;
+	int hot_done_when_cold_ran;
+};
+
+static void spin_fn(struct ordsched_keyed_task *task)
+{
+	kt_spin(300);
+}
+
+static void hot_done(struct ordsched_keyed_task *task)
+{
+	atomic_inc(&container_of(task, struct hot_task, task)->h->hot_done);
+}
+
+static void cold_fn(struct ordsched_keyed_task *task)
+{
+	struct hot *h = container_of(task, struct hot, cold);
+
+	h->hot_done_when_cold_ran = atomic_read(&h->hot_done);
+}
+
+/*
+ * 2000 tasks queue up on one key; a task on another key submitted after
+ * them runs long before they are through.
+ */
+static void hot_key(struct ktest *t)
+{
+	struct ordsched_keyed *kx = ordsched_keyed_create(NULL);
+	u64 hot = 1, cold = 2;
+	struct hot *h;
+	unsigned int i;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (h)
+		h->tasks = kvcalloc(HOT_TASKS, sizeof(*h->tasks), GFP_KERNEL);
+	if (!KT_EXPECT(t, h && h->tasks && !IS_ERR(kx)))
+		goto out;
+	for (i = 0; i < HOT_TASKS; i++) {
+		ordsched_keyed_task_init(&h->tasks[i].task, spin_fn, hot_done,
+					 NULL, 0);
+		h->tasks[i].h = h;
+		ordsched_keyed_submit(kx, &h->tasks[i].task, &hot, 1);
+	}
+	ordsched_keyed_task_init(&h->cold, cold_fn, NULL, NULL, 0);
+	h->hot_done_when_cold_ran = -1;
+	ordsched_keyed_submit(kx, &h->cold, &cold, 1);
+	ordsched_keyed_flush(kx);
+	KT_EXPECT_EQ(t, atomic_read(&h->hot_done), HOT_TASKS);
+	KT_EXPECT(t, h->hot_done_when_cold_ran >= 0);
+	KT_EXPECT(t, h->hot_done_when_cold_ran < HOT_TASKS / 4);
+	ktest_diag(t, "the cold key ran after %d of %u hot tasks",
+		   h->hot_done_when_cold_ran, HOT_TASKS);
+out:
+	ordsched_keyed_destroy(kx);
+	if (h)
+		kvfree(h->tasks);
+	kfree(h);
+}
+
+#define RECLAIM_WAVES	16
+#define RECLAIM_WAVE	500
+
+/* 8,000 keys, each used once, in waves: live keys stay bounded, end at 0. */
+static void keys_reclaimed(struct ktest *t)
+{
+	struct ordsched_keyed_params p = { .name = "reclaim", .hash_order = 6 };
+	struct ordsched_keyed *kx = ordsched_keyed_create(&p);
+	struct ordsched_keyed_task *tasks;
+	struct ordsched_keyed_stats st;
+	unsigned int wave, i;
+	u64 live, peak = 0;
+
+	tasks = kvcalloc(RECLAIM_WAVE, sizeof(*tasks), GFP_KERNEL);
+	if (!KT_EXPECT(t, tasks && !IS_ERR(kx)))
+		goto out;
+	for (wave = 0; wave < RECLAIM_WAVES; wave++) {
+		for (i = 0; i < RECLAIM_WAVE; i++) {
+			u64 key = (u64)wave << 32 | i;
+
+			ordsched_keyed_task_init(&tasks[i], spin_fn, NULL, NULL, 0);
+			ordsched_keyed_submit(kx, &tasks[i], &key, 1);
+		}
+		live = ordsched_keyed_live_keys(kx);
+		peak = max(peak, live);
+		KT_EXPECT(t, live <= RECLAIM_WAVE);
+		ordsched_keyed_flush(kx);
+		KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
+	}
+	ordsched_keyed_get_stats(kx, &st);
+	KT_EXPECT_EQ(t, st.keys_created, RECLAIM_WAVES * RECLAIM_WAVE);
+	KT_EXPECT_EQ(t, st.keys_reclaimed, RECLAIM_WAVES * RECLAIM_WAVE);
+	ktest_diag(t, "%u keys, at most %llu live at a time",
+		   RECLAIM_WAVES * RECLAIM_WAVE, peak);
+out:
+	ordsched_keyed_destroy(kx);
+	kvfree(tasks);
+}
+
+static void bad_keys(struct ktest *t)
+{
+	struct ordsched_keyed *kx = ordsched_keyed_create(NULL);
+	struct ordsched_keyed_token tokens[2];
+	struct ordsched_keyed_task *task;
+	u64 keys[3] = { 1, 2, 1 };
+
+	/* A task holds a work item: not on the stack. */
+	task = kzalloc(sizeof(*task), GFP_KERNEL);
+	if (!KT_EXPECT(t, task && !IS_ERR(kx)))
+		goto out;
+	ordsched_keyed_task_init(task, spin_fn, NULL, tokens, 2);
+	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 0), -EINVAL);
+	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 3), -EINVAL);
+	keys[1] = 1;
+	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 2), -EINVAL);
+	ordsched_keyed_task_init(task, spin_fn, NULL, NULL, 0);
+	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 2), -EINVAL);
+	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 1), 0);
+	ordsched_keyed_flush(kx);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
+out:
+	ordsched_keyed_destroy(kx);
+	kfree(task);
+	KT_EXPECT_EQ(t, PTR_ERR(ordsched_keyed_create(&(struct ordsched_keyed_params){
+		.hash_order = 17 })), -EINVAL);
+}
+
+static const struct ktest_case keyed_cases[] = {
+	KT_CASE(bad_keys),
+	KT_CASE(one_key_order),
+	KT_CASE(rollup_exact),
+	KT_CASE(crossed_rollups),
+	KT_CASE(hot_key),
+	KT_CASE(keys_reclaimed),
+	KT_CASE(random_keys),
+	KT_END
+};
+
+const struct ktest_suite ordsched_keyed_suite = KT_SUITE("keyed", keyed_cases);
