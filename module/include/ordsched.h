@@ -6,6 +6,7 @@
  *	<ordsched/pipeline.h>	ordered execution on a workqueue
  *	<ordsched/stream.h>	serial streams over a shared workqueue
  *	<ordsched/keyed.h>	key-ordered execution with rollups
+ *	<ordsched/spread.h>	the spreader: interleaved groups of jobs
  *	<ordsched/delay.h>	the hrtimer delayed scheduler
  *
  * Every symbol declared there is exported GPL-only in the symbol namespace
@@ -32,6 +33,7 @@
 #include <ordsched/pipeline.h>
 #include <ordsched/stream.h>
 #include <ordsched/keyed.h>
+#include <ordsched/spread.h>
 #include <ordsched/delay.h>
 
 #endif /* _ORDSCHED_H */

@@ -52,6 +52,7 @@ static int __init ordsched_test_init(void)
 		ordsched_pipeline_suite,
 		ordsched_stream_suite,
 		ordsched_keyed_suite,
+		ordsched_spread_suite,
 		ordsched_delay_suite,
 	};
 

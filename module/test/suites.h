@@ -10,6 +10,7 @@ extern const struct ktest_suite ordsched_seq_suite;
 extern const struct ktest_suite ordsched_pipeline_suite;
 extern const struct ktest_suite ordsched_stream_suite;
 extern const struct ktest_suite ordsched_keyed_suite;
+extern const struct ktest_suite ordsched_spread_suite;
 extern const struct ktest_suite ordsched_delay_suite;
 
 /* Cases that leave state behind for the module's exit to clean up. */

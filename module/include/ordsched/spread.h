@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ordsched: the spreader. Include <ordsched.h>. */
+#ifndef _ORDSCHED_SPREAD_H
+#define _ORDSCHED_SPREAD_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct workqueue_struct;
+
+/* ------------------------------------------------------------------------
+ * The spreader
+ *
+ * Jobs come in groups; jobs of one group contend with each other (they
+ * touch the same data), jobs of different groups do not. The spreader
+ * interleaves groups so that jobs of one group are dispatched far apart:
+ * F feeders each hold one group, and a round-robin pass takes one job from
+ * each feeder in turn and dispatches it. A feeder whose group is used up
+ * pulls the next group from the producer, lazily: the spreader never holds
+ * more than F groups, however many the producer has.
+ *
+ * While F or more groups are active, consecutive jobs of one group are
+ * exactly F apart in dispatch order. When the producer runs dry the
+ * feeders still holding groups go on (closer together), and a kick
+ * resumes pulling once the producer has more.
+ */
+
+struct ordsched_spread;
+
+/**
+ * struct ordsched_spread_job - one job, embedded by the caller
+ * @node: on its group's list until dispatched
+ */
+struct ordsched_spread_job {
+	struct list_head node;
+};
+
+/**
+ * struct ordsched_spread_group - a group of jobs, embedded by the caller
+ * @jobs: the jobs not yet dispatched, in the order they are dispatched
+ *
+ * Fill @jobs with ordsched_spread_group_add() before handing the group
+ * out; an empty group is allowed (it is released at once).
+ */
+struct ordsched_spread_group {
+	struct list_head jobs;
+};
+
+/**
+ * struct ordsched_spread_ops - what the spreader calls
+ * @pull: the next group, or NULL when the producer has none for now (call
+ *	ordsched_spread_kick() when it has more)
+ * @dispatch: dispatch one job: run it, queue it on a workqueue, a stream,
+ *	a keyed executor... The job is the caller's from now on.
+ * @release: the group is done with: every job of it has been dispatched,
+ *	or the spreader is being destroyed and the jobs left on @jobs were
+ *	not. The group is the caller's from now on.
+ *
+ * All three are called in process context from the spreader's work item,
+ * never two at a time for one spreader, and may sleep (which stalls the
+ * spreader, not the system). @priv is the one given at creation.
+ */
+struct ordsched_spread_ops {
+	struct ordsched_spread_group *(*pull)(void *priv);
+	void (*dispatch)(void *priv, struct ordsched_spread_job *job);
+	void (*release)(void *priv, struct ordsched_spread_group *group);
+};
+
+/**
+ * struct ordsched_spread_params - how to build a spreader
+ * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @ops: the callbacks (required)
+ * @priv: passed to the callbacks
+ * @feeders: F, the number of groups interleaved (0: default 4, at most
+ *	1024)
+ * @budget: most jobs one run dispatches before it requeues itself (0:
+ *	default 64)
+ * @wq: the workqueue the spreader runs on (NULL: ordsched's own unbound
+ *	workqueue)
+ */
+struct ordsched_spread_params {
+	const char *name;
+	const struct ordsched_spread_ops *ops;
+	void *priv;
+	unsigned int feeders;
+	unsigned int budget;
+	struct workqueue_struct *wq;
+};
+
+/**
+ * struct ordsched_spread_stats - what a spreader has done
+ * @groups: groups pulled, empty ones included
+ * @empty_groups: groups that had no job
+ * @jobs: jobs dispatched
+ * @dry: times the producer had no group when a feeder asked
+ * @kicks: calls of ordsched_spread_kick()
+ * @runs: runs of the spreader's work item
+ * @requeues: runs that used up the budget and requeued themselves
+ */
+struct ordsched_spread_stats {
+	u64 groups;
+	u64 empty_groups;
+	u64 jobs;
+	u64 dry;
+	u64 kicks;
+	u64 runs;
+	u64 requeues;
+};
+
+struct ordsched_spread *
+ordsched_spread_create(const struct ordsched_spread_params *params);
+void ordsched_spread_destroy(struct ordsched_spread *sp);
+void ordsched_spread_kick(struct ordsched_spread *sp);
+void ordsched_spread_flush(struct ordsched_spread *sp);
+void ordsched_spread_get_stats(const struct ordsched_spread *sp,
+			       struct ordsched_spread_stats *stats);
+
+/**
+ * ordsched_spread_group_init() - prepare an empty group
+ * @group: the group
+ *
+ * Context: any context.
+ */
+static inline void ordsched_spread_group_init(struct ordsched_spread_group *group)
+{
+	INIT_LIST_HEAD(&group->jobs);
+}
+
+/**
+ * ordsched_spread_group_add() - append a job to a group not handed out yet
+ * @group: the group
+ * @job: the job
+ *
+ * Context: any context; the group must not be in the spreader's hands.
+ */
+static inline void ordsched_spread_group_add(struct ordsched_spread_group *group,
+					     struct ordsched_spread_job *job)
+{
+	list_add_tail(&job->node, &group->jobs);
+}
+
+#endif /* _ORDSCHED_SPREAD_H */

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The spreader: interleave lazily produced groups of jobs so that jobs of
+ * one group are dispatched F apart.
+ *
+ * The spreader is one work item. Its state (the F feeder slots, the slot
+ * whose turn it is, whether the producer is dry) is touched by that work
+ * item only, and the workqueue never runs one work item twice at once, so
+ * it needs no lock, and the callbacks are never called concurrently.
+ *
+ * A pass visits the slots round robin. A slot with a group gives its next
+ * job; an empty slot first pulls a group from the producer (releasing
+ * empty groups at once and pulling again). A slot that gets nothing
+ * because the producer is dry is skipped, and the producer is not asked
+ * again until it kicks: the spreader remembers the kick count at the dry
+ * answer. A group lives in one slot from its first job to
+ * its last, and every visit to a slot whose group has jobs left
+ * dispatches one, so while all F slots hold groups, consecutive jobs of a
+ * group are exactly F apart. The slot and turn survive the budget's
+ * requeue, so the spacing does too.
+ *
+ * Kicks and the work item meet in a work-in-progress counter, as in the
+ * serial streams (stream.c): a kick increments it and schedules the work
+ * on 0 -> 1; the work subtracts what it has accounted for once it has
+ * nothing left to dispatch, and goes around again if a kick came in
+ * meanwhile, which also moved the kick count past the dry answer. A kick
+ * after a dry pull is therefore never lost.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <ordsched.h>
+
+#include "internal.h"
+/* The one user of these tracepoints instantiates them (see stream.c). */
+#define CREATE_TRACE_POINTS
+#include "trace_spread.h"
+
+#define SPREAD_DEFAULT_FEEDERS	4
+#define SPREAD_MAX_FEEDERS	1024
+#define SPREAD_DEFAULT_BUDGET	64
+
+struct ordsched_spread {
+	const struct ordsched_spread_ops *ops;
+	void *priv;
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	/* Kicks not yet accounted for by the work item. */
+	atomic_t wip;
+	/* Kicks ever; the producer was dry as of dry_kicks of them. */
+	atomic_t kicks;
+	/* Set by destroy: the work item stops at its next job. */
+	bool stopping;
+	/* The work item's own state: no lock, see the top comment. */
+	bool dry;
+	int dry_kicks;
+	unsigned int turn;
+	unsigned int nr_feeders;
+	struct ordsched_spread_group **feeders;
+	unsigned int budget;
+	unsigned int id;
+	/* Flushers wait for wip to reach 0. */
+	wait_queue_head_t waitq;
+	struct ordsched_spread_stats __percpu *stats;
+	struct dentry *debugfs;
+	char name[32];
+};
+
+/* Fill slot @i from the producer unless it is dry; false if still empty. */
+static bool spread_fill(struct ordsched_spread *sp, unsigned int i)
+{
+	struct ordsched_spread_group *group;
+	int kicks;
+
+	for (;;) {
+		/*
+		 * Read before the pull, so a kick that comes while the
+		 * producer answers NULL counts as after it. The acquire
+		 * pairs with the barrier in ordsched_spread_kick(): a kick
+		 * seen here comes with the groups made before it.
+		 */
+		kicks = atomic_read_acquire(&sp->kicks);
+		/* Ask a dry producer again only after a kick. */
+		if (sp->dry && kicks == sp->dry_kicks)
+			return false;
+		sp->dry = false;
+		group = sp->ops->pull(sp->priv);
+		if (!group) {
+			sp->dry = true;
+			sp->dry_kicks = kicks;
+			this_cpu_inc(sp->stats->dry);
+			trace_ordsched_spread_dry(sp->id);
+			break;
+		}
+		this_cpu_inc(sp->stats->groups);
+		trace_ordsched_spread_pull(sp->id, i, group);
+		if (!list_empty(&group->jobs)) {
+			sp->feeders[i] = group;
+			return true;
+		}
+		this_cpu_inc(sp->stats->empty_groups);
+		sp->ops->release(sp->priv, group);
+	}
+	return false;
+}
+
+/* Dispatch the next job of slot @i; false if the slot stays empty. */
+static bool spread_one(struct ordsched_spread *sp, unsigned int i)
+{
+	struct ordsched_spread_group *group;
+	struct ordsched_spread_job *job;
+	bool last;
+
+	if (!sp->feeders[i] && !spread_fill(sp, i))
+		return false;
+	group = sp->feeders[i];
+	job = list_first_entry(&group->jobs, struct ordsched_spread_job, node);
+	list_del_init(&job->node);
+	last = list_empty(&group->jobs);
+	if (last)
+		sp->feeders[i] = NULL;
+	trace_ordsched_spread_dispatch(sp->id, i, job);
+	sp->ops->dispatch(sp->priv, job);
+	this_cpu_inc(sp->stats->jobs);
+	/* After the dispatch: the job may live inside its group. */
+	if (last)
+		sp->ops->release(sp->priv, group);
+	return true;
+}
+
+/*
+ * Round robin over the slots until all of them came up empty in a row
+ * (false) or the budget is spent with jobs left (true).
+ */
+static bool spread_pass(struct ordsched_spread *sp)
+{
+	unsigned int n = 0, empty = 0;
+
+	while (empty < sp->nr_feeders) {
+		if (READ_ONCE(sp->stopping))
+			return false;
+		if (n == sp->budget)
+			return true;
+		if (spread_one(sp, sp->turn)) {
+			n++;
+			empty = 0;
+		} else {
+			empty++;
+		}
+		sp->turn = (sp->turn + 1) % sp->nr_feeders;
+	}
+	return false;
+}
+
+static void spread_work_fn(struct work_struct *work)
+{
+	struct ordsched_spread *sp = container_of(work, struct ordsched_spread,
+						  work);
+	int missed;
+
+	this_cpu_inc(sp->stats->runs);
+	/*
+	 * The acquire pairs with the fully ordered increment in
+	 * ordsched_spread_kick(): the groups the producer made before
+	 * kicking are there to pull.
+	 */
+	missed = atomic_read_acquire(&sp->wip);
+	for (;;) {
+		if (spread_pass(sp)) {
+			/* wip stays non-zero: no other run is scheduled. */
+			this_cpu_inc(sp->stats->requeues);
+			queue_work(sp->wq, &sp->work);
+			return;
+		}
+		/*
+		 * Nothing left to dispatch. Fully ordered; pairs with the
+		 * increment in ordsched_spread_kick(): a kick after our dry
+		 * pull either shows here, or finds 0 and schedules us.
+		 */
+		missed = atomic_sub_return(missed, &sp->wip);
+		if (!missed)
+			break;
+	}
+	wake_up_all(&sp->waitq);
+}
+
+/**
+ * ordsched_spread_kick() - tell the spreader the producer has groups
+ * @sp: the spreader
+ *
+ * Starts the spreader, or makes it pull again after the producer ran dry.
+ * Call it after the groups can be pulled.
+ *
+ * Context: any context, hard interrupt included.
+ */
+void ordsched_spread_kick(struct ordsched_spread *sp)
+{
+	/*
+	 * The producer's groups before the count: pairs with the acquire
+	 * in spread_fill(). The count before wip: a pass that sees this
+	 * kick in wip sees it in the count too.
+	 */
+	smp_mb__before_atomic();
+	atomic_inc(&sp->kicks);
+	/* Fully ordered; pairs with the acquire and the subtraction above. */
+	if (atomic_inc_return(&sp->wip) == 1)
+		queue_work(sp->wq, &sp->work);
+}
+EXPORT_SYMBOL_GPL(ordsched_spread_kick);
+
+/**
+ * ordsched_spread_flush() - wait until the spreader has nothing left to do
+ * @sp: the spreader
+ *
+ * Returns once the spreader has stopped with every slot empty and the
+ * producer dry: every job of every group pulled so far has been
+ * dispatched. Kicks during the wait extend it.
+ *
+ * Context: process context, may sleep; not from a callback of @sp.
+ */
+void ordsched_spread_flush(struct ordsched_spread *sp)
+{
+	might_sleep();
+	/* The acquire pairs with the work item's fully ordered subtraction. */
+	wait_event(sp->waitq, !atomic_read_acquire(&sp->wip));
+}
+EXPORT_SYMBOL_GPL(ordsched_spread_flush);
+
+/**
+ * ordsched_spread_get_stats() - read a spreader's counters
+ * @sp: the spreader
+ * @stats: where to store them
+ *
+ * Context: any context.
+ */
+void ordsched_spread_get_stats(const struct ordsched_spread *sp,
+			       struct ordsched_spread_stats *stats)
+{
+	int cpu;
+
+	memset(stats, 0, sizeof(*stats));
+	stats->kicks = atomic_read(&sp->kicks);
+	for_each_possible_cpu(cpu) {
+		const struct ordsched_spread_stats *s = per_cpu_ptr(sp->stats, cpu);
+
+		stats->groups += s->groups;
+		stats->empty_groups += s->empty_groups;
+		stats->jobs += s->jobs;
+		stats->dry += s->dry;
+		stats->runs += s->runs;
+		stats->requeues += s->requeues;
+	}
+}
+EXPORT_SYMBOL_GPL(ordsched_spread_get_stats);
+
+static int spread_stats_show(struct seq_file *m, void *unused)
+{
+	struct ordsched_spread *sp = m->private;
+	struct ordsched_spread_stats st;
+
+	ordsched_spread_get_stats(sp, &st);
+	seq_printf(m, "feeders: %u\nbudget: %u\nbusy: %d\n", sp->nr_feeders,
+		   sp->budget, atomic_read(&sp->wip) != 0);
+	seq_printf(m, "groups: %llu\nempty_groups: %llu\njobs: %llu\n",
+		   st.groups, st.empty_groups, st.jobs);
+	seq_printf(m, "dry: %llu\nkicks: %llu\nruns: %llu\nrequeues: %llu\n",
+		   st.dry, st.kicks, st.runs, st.requeues);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(spread_stats);
+
+/**
+ * ordsched_spread_create() - build a spreader
+ * @params: the parameters; @params->ops is required
+ *
+ * The spreader starts idle: nothing is pulled before the first kick.
+ *
+ * Context: process context, may sleep.
+ * Return: the spreader, or an ERR_PTR(): -EINVAL for missing callbacks or
+ * more than 1024 feeders, -ENOMEM.
+ */
+struct ordsched_spread *
+ordsched_spread_create(const struct ordsched_spread_params *params)
+{
+	const struct ordsched_spread_ops *ops = params->ops;
+	unsigned int f = params->feeders ?: SPREAD_DEFAULT_FEEDERS;
+	struct ordsched_spread *sp;
+
+	if (!ops || !ops->pull || !ops->dispatch || !ops->release ||
+	    f > SPREAD_MAX_FEEDERS)
+		return ERR_PTR(-EINVAL);
+	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+	if (!sp)
+		return ERR_PTR(-ENOMEM);
+	sp->feeders = kcalloc(f, sizeof(*sp->feeders), GFP_KERNEL);
+	if (!sp->feeders)
+		goto err_free_sp;
+	sp->stats = alloc_percpu(struct ordsched_spread_stats);
+	if (!sp->stats)
+		goto err_free_feeders;
+
+	sp->ops = ops;
+	sp->priv = params->priv;
+	sp->wq = params->wq ?: ordsched_wq;
+	INIT_WORK(&sp->work, spread_work_fn);
+	atomic_set(&sp->wip, 0);
+	atomic_set(&sp->kicks, 0);
+	sp->nr_feeders = f;
+	sp->budget = params->budget ?: SPREAD_DEFAULT_BUDGET;
+	init_waitqueue_head(&sp->waitq);
+	sp->id = ordsched_next_id();
+	strscpy(sp->name, params->name ?: "spread", sizeof(sp->name));
+	sp->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_SPREAD, sp->name,
+						sp->id);
+	debugfs_create_file("stats", 0444, sp->debugfs, sp, &spread_stats_fops);
+	return sp;
+
+err_free_feeders:
+	kfree(sp->feeders);
+err_free_sp:
+	kfree(sp);
+	return ERR_PTR(-ENOMEM);
+}
+EXPORT_SYMBOL_GPL(ordsched_spread_create);
+
+/**
+ * ordsched_spread_destroy() - stop and free a spreader
+ * @sp: the spreader (NULL or an ERR_PTR() is ignored)
+ *
+ * Stops at the next job without waiting for the producer to run dry: the
+ * groups still in the feeders are handed back through @release with the
+ * jobs not dispatched still on their lists. To dispatch everything first,
+ * call ordsched_spread_flush(). The caller must have stopped kicking.
+ *
+ * Context: process context, may sleep; not from a callback of @sp.
+ */
+void ordsched_spread_destroy(struct ordsched_spread *sp)
+{
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(sp))
+		return;
+	WRITE_ONCE(sp->stopping, true);
+	/* Waits for a running pass and copes with its requeue. */
+	cancel_work_sync(&sp->work);
+	for (i = 0; i < sp->nr_feeders; i++) {
+		if (sp->feeders[i])
+			sp->ops->release(sp->priv, sp->feeders[i]);
+	}
+	debugfs_remove(sp->debugfs);
+	free_percpu(sp->stats);
+	kfree(sp->feeders);
+	kfree(sp);
+}
+EXPORT_SYMBOL_GPL(ordsched_spread_destroy);

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the spreader: groups of varied sizes (empty ones, a huge one)
+ * pulled lazily, jobs of a group exactly F apart while the producer keeps
+ * up, every job dispatched once, at most F groups in hand, a producer that
+ * runs dry and resumes, destroy with groups in hand.
+ */
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <ordsched.h>
+
+#include "ktest.h"
+#include "suites.h"
+#include "util.h"
+
+struct sp_group;
+
+struct sp_job {
+	struct ordsched_spread_job job;
+	struct sp_group *g;
+	u8 dispatched;
+};
+
+struct sp_group {
+	struct ordsched_spread_group group;
+	u32 id;
+	u32 n;
+	struct sp_job jobs[];
+};
+
+#define SP_MAX_GROUPS	600
+#define SP_HUGE		3000
+
+/*
+ * The producer and the log. The spreader calls back one call at a time,
+ * so the callbacks need no locking; the test reads after a flush.
+ */
+struct sp_test {
+	u32 sizes[SP_MAX_GROUPS];
+	/* Groups the producer may hand out so far; then it is dry. */
+	u32 allow;
+	u32 next;
+	/* Dispatch position at the first dry pull since allow last grew. */
+	u32 dry_at;
+	bool dry_seen;
+	bool endless;
+	/* Groups in hand (pulled, not released) and their peak. */
+	u32 live, peak;
+	u32 released, leftover_jobs, bad_release;
+	/* Dispatch log: the group of the job at each position. */
+	u32 *log;
+	u32 pos, log_size;
+	u64 total;
+};
+
+static struct ordsched_spread_group *sp_pull(void *priv)
+{
+	struct sp_test *st = priv;
+	struct sp_group *g;
+	u32 i, n;
+
+	if (!st->endless && st->next == st->allow) {
+		if (!st->dry_seen)
+			st->dry_at = st->pos;
+		st->dry_seen = true;
+		return NULL;
+	}
+	n = st->endless ? 10 : st->sizes[st->next];
+	g = kzalloc(struct_size(g, jobs, n), GFP_KERNEL);
+	if (!g)
+		return NULL;
+	g->id = st->next++;
+	g->n = n;
+	ordsched_spread_group_init(&g->group);
+	for (i = 0; i < n; i++) {
+		g->jobs[i].g = g;
+		ordsched_spread_group_add(&g->group, &g->jobs[i].job);
+	}
+	st->total += n;
+	st->peak = max(st->peak, ++st->live);
+	return &g->group;
+}
+
+static void sp_dispatch(void *priv, struct ordsched_spread_job *job)
+{
+	struct sp_test *st = priv;
+	struct sp_job *j = container_of(job, struct sp_job, job);
+
+	j->dispatched++;
+	if (st->pos < st->log_size)
+		st->log[st->pos] = j->g->id;
+	st->pos++;
+}
+
+static void sp_release(void *priv, struct ordsched_spread_group *group)
+{
+	struct sp_test *st = priv;
+	struct sp_group *g = container_of(group, struct sp_group, group);
+	u32 i, left = 0;
+
+	for (i = 0; i < g->n; i++) {
+		left += !g->jobs[i].dispatched;
+		/* Every job is either dispatched once or handed back. */
+		st->bad_release += g->jobs[i].dispatched > 1 ||
+				   (g->jobs[i].dispatched &&
+				    !list_empty(&g->jobs[i].job.node));
+	}
+	st->leftover_jobs += left;
+	st->released++;
+	st->live--;
+	kfree(g);
+}
+
+static const struct ordsched_spread_ops sp_ops = {
+	.pull = sp_pull,
+	.dispatch = sp_dispatch,
+	.release = sp_release,
+};
+
+/*
+ * Check the log from position @from to @to (exclusive): consecutive jobs
+ * of a group dispatched before the producer ran dry are F apart.
+ */
+static void sp_check_spacing(struct ktest *t, struct sp_test *st, u32 f,
+			     u32 from, u32 to)
+{
+	u32 *last, p, checked = 0, bad = 0;
+
+	last = vmalloc(array_size(SP_MAX_GROUPS, sizeof(*last)));
+	if (!KT_EXPECT(t, last))
+		return;
+	memset(last, 0xff, array_size(SP_MAX_GROUPS, sizeof(*last)));
+	for (p = from; p < to; p++) {
+		u32 g = st->log[p];
+
+		if (last[g] != U32_MAX && p < st->dry_at) {
+			checked++;
+			if (p - last[g] != f && !bad++)
+				ktest_diag(t, "group %u at %u and %u, F = %u",
+					   g, last[g], p, f);
+		}
+		last[g] = p;
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	KT_EXPECT(t, checked > 0);
+	vfree(last);
+}
+
+static struct sp_test *sp_test_alloc(u32 seed)
+{
+	struct sp_test *st = vzalloc(sizeof(*st));
+	u32 i, rnd = seed;
+
+	if (!st)
+		return NULL;
+	/* 0 to 40 jobs, one in eight groups empty, group 5 huge. */
+	for (i = 0; i < SP_MAX_GROUPS; i++)
+		st->sizes[i] = kt_rand(&rnd) % 8 ? kt_rand(&rnd) % 41 : 0;
+	st->sizes[5] = SP_HUGE;
+	st->log_size = SP_MAX_GROUPS * 40 + SP_HUGE;
+	st->log = vmalloc(array_size(st->log_size, sizeof(*st->log)));
+	if (!st->log) {
+		vfree(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void sp_test_free(struct sp_test *st)
+{
+	vfree(st->log);
+	vfree(st);
+}
+
+/* Let the producer hand out up to @allow groups, kick, wait, check. */
+static void sp_phase(struct ktest *t, struct ordsched_spread *sp,
+		     struct sp_test *st, u32 f, u32 allow)
+{
+	u32 from = st->pos;
+
+	st->allow = allow;
+	st->dry_seen = false;
+	ordsched_spread_kick(sp);
+	ordsched_spread_flush(sp);
+	KT_EXPECT(t, st->dry_seen);
+	KT_EXPECT_EQ(t, st->live, 0);
+	KT_EXPECT_EQ(t, st->next, allow);
+	sp_check_spacing(t, st, f, from, st->pos);
+}
+
+static void spacing(struct ktest *t, u32 f, u32 budget)
+{
+	struct ordsched_spread_params p = {
+		.name = "spacing", .ops = &sp_ops, .feeders = f,
+		.budget = budget,
+	};
+	struct ordsched_spread_stats stats;
+	struct ordsched_spread *sp;
+	struct sp_test *st;
+	u32 i, empty = 0;
+
+	st = sp_test_alloc(0x51ed + f);
+	if (!KT_EXPECT(t, st))
+		return;
+	p.priv = st;
+	sp = ordsched_spread_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(sp)))
+		goto out;
+	/* Two runs dry: the producer resumes after each. */
+	sp_phase(t, sp, st, f, 200);
+	sp_phase(t, sp, st, f, 350);
+	sp_phase(t, sp, st, f, SP_MAX_GROUPS);
+
+	KT_EXPECT_EQ(t, st->pos, st->total);
+	KT_EXPECT_EQ(t, st->released, SP_MAX_GROUPS);
+	KT_EXPECT_EQ(t, st->leftover_jobs, 0);
+	KT_EXPECT_EQ(t, st->bad_release, 0);
+	/* Memory in hand: at most F groups at any time. */
+	KT_EXPECT(t, st->peak <= f);
+	for (i = 0; i < SP_MAX_GROUPS; i++)
+		empty += !st->sizes[i];
+	ordsched_spread_get_stats(sp, &stats);
+	KT_EXPECT_EQ(t, stats.groups, SP_MAX_GROUPS);
+	KT_EXPECT_EQ(t, stats.empty_groups, empty);
+	KT_EXPECT_EQ(t, stats.jobs, st->total);
+	KT_EXPECT(t, stats.requeues > 0);
+	/* Asked again only after a kick: one dry answer per phase. */
+	KT_EXPECT_EQ(t, stats.dry, 3);
+	KT_EXPECT_EQ(t, stats.kicks, 3);
+	ktest_diag(t, "F = %u: %llu jobs in %u groups (%u empty)",
+		   f, st->total, SP_MAX_GROUPS, empty);
+	ktest_diag(t, "%llu runs, %llu requeues, the producer dry %llu times",
+		   stats.runs, stats.requeues, stats.dry);
+	ordsched_spread_destroy(sp);
+out:
+	sp_test_free(st);
+}
+
+static void spacing_f4(struct ktest *t)
+{
+	spacing(t, 4, 0);
+}
+
+/* An odd F and a budget that ends passes mid-round. */
+static void spacing_f7_budget(struct ktest *t)
+{
+	spacing(t, 7, 10);
+}
+
+static void spacing_f1(struct ktest *t)
+{
+	spacing(t, 1, 3);
+}
+
+/*
+ * An endless producer: destroy stops the spreader and hands back the
+ * groups in hand, their undispatched jobs still on them.
+ */
+static void destroy_in_flight(struct ktest *t)
+{
+	struct ordsched_spread_params p = {
+		.name = "endless", .ops = &sp_ops, .feeders = 3,
+	};
+	struct ordsched_spread *sp;
+	struct sp_test *st;
+	unsigned int i;
+
+	st = sp_test_alloc(1);
+	if (!KT_EXPECT(t, st))
+		return;
+	st->endless = true;
+	p.priv = st;
+	sp = ordsched_spread_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(sp)))
+		goto out;
+	ordsched_spread_kick(sp);
+	for (i = 0; i < 500 && READ_ONCE(st->pos) < 1000; i++)
+		msleep(20);
+	ordsched_spread_destroy(sp);
+	KT_EXPECT(t, st->pos >= 1000);
+	KT_EXPECT_EQ(t, st->live, 0);
+	KT_EXPECT_EQ(t, st->released, st->next);
+	KT_EXPECT_EQ(t, st->pos + st->leftover_jobs, st->total);
+	KT_EXPECT_EQ(t, st->bad_release, 0);
+out:
+	sp_test_free(st);
+}
+
+static void bad_params(struct ktest *t)
+{
+	struct ordsched_spread_ops no_pull = { .dispatch = sp_dispatch,
+					       .release = sp_release };
+	struct ordsched_spread_params p = { .ops = &no_pull };
+
+	KT_EXPECT_EQ(t, PTR_ERR(ordsched_spread_create(&p)), -EINVAL);
+	p.ops = &sp_ops;
+	p.feeders = 1025;
+	KT_EXPECT_EQ(t, PTR_ERR(ordsched_spread_create(&p)), -EINVAL);
+}
+
+static const struct ktest_case spread_cases[] = {
+	KT_CASE(bad_params),
+	KT_CASE(spacing_f1),
+	KT_CASE(spacing_f4),
+	KT_CASE(spacing_f7_budget),
+	KT_CASE(destroy_in_flight),
+	KT_END
+};
+
+const struct ktest_suite ordsched_spread_suite = KT_SUITE("spread", spread_cases);
