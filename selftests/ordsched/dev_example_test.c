@@ -128,4 +128,22 @@ TEST(ordschedctl_stats_of_a_descriptor)
 	close(fd);
 }
 
+/* "status" lists the domains debugfs shows, ours with its tickets. */
+TEST(ordschedctl_status)
+{
+	struct ordsched_stats st;
+	int fd = dev_open();
+
+	if (!have("ordschedctl"))
+		SKIP(return, "ordschedctl not in PATH");
+	if (access("/sys/kernel/debug/ordsched/domain", R_OK))
+		SKIP(return, "debugfs not mounted");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dev_take(fd, 5, NULL));
+	ASSERT_EQ(0, dev_stats(fd, &st));
+	EXPECT_EQ(0, sh("ordschedctl status | grep -A3 '\\.%u:$' | grep -q '^  head 5$'",
+			st.domain_id));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
