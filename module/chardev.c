@@ -22,6 +22,7 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/ordsched.h>
 
+#include "compat.h"
 #include "domain.h"
 #include "internal.h"
 
@@ -227,9 +228,7 @@ static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	/* Linux 6.3 wants vm_flags_mod() here; this targets 6.1. */
-	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	ordsched_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
 	return vm_insert_page(vma, vma->vm_start,
 			      ordsched_domain_status_page(h));
 }
@@ -266,7 +265,6 @@ static const struct file_operations ordsched_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 	.mmap		= ordsched_mmap,
 	.poll		= ordsched_poll,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice ordsched_misc = {
