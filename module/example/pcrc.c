@@ -23,12 +23,13 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <ordsched.h>
 
-#define PCRC_LOG_MAX	(1 << 20)
+#define PCRC_LOG_MAX	SZ_1M
 
 static unsigned int block_size = 4096;
 module_param(block_size, uint, 0444);
@@ -223,7 +224,7 @@ static int __init pcrc_init(void)
 		.ops = &pcrc_ops,
 	};
 
-	if (block_size < 512 || block_size > (1 << 20))
+	if (block_size < 512 || block_size > SZ_1M)
 		return -EINVAL;
 	mutex_init(&pcrc.write_lock);
 	spin_lock_init(&pcrc.lock);
