@@ -71,4 +71,7 @@ void bench_ordered_calibrate(void);
 /* streams.c */
 extern const struct bench_def bench_streams;
 
+/* delays.c */
+extern const struct bench_def bench_delays;
+
 #endif /* _ORDSCHED_BENCH_H */

@@ -34,6 +34,7 @@
 static const struct bench_def *const bench_defs[] = {
 	&bench_ordered,
 	&bench_streams,
+	&bench_delays,
 };
 
 static struct dentry *bench_dir;

@@ -96,6 +96,38 @@ part_streams() {
 	done
 }
 
+# Part 4: delays. Cost: submit+cancel pairs with 10^3, 10^5 and 10^6
+# tasks pending (10^6: a few hundred MB and seconds per fill under TCG,
+# so it runs DELAYS_BIG_REPS times, not ordsched_reps). Lateness: one
+# task re-submitted 200 times per run, sub-jiffy delays and 1 ms.
+DELAYS_PENDING="1000 100000 1000000"
+DELAYS_BIG_REPS=${ordsched_delays_big_reps:-2}
+DELAYS_LATE="50000 200000 1000000"
+
+part_delays() {
+	contenders=$(sed -n 's/^delays //p' $B/contenders)
+	set -- $contenders
+	count=$#
+	rep=1
+	while [ $rep -le "$reps" ]; do
+		for n in $DELAYS_PENDING; do
+			[ "$n" -ge 1000000 ] && [ $rep -gt "$DELAYS_BIG_REPS" ] &&
+				continue
+			for c in $(rotate $((rep % count)) $contenders); do
+				run delays "$c" $rep mode=cost contender=$c \
+					pending=$n ops=10000
+			done
+		done
+		for d in $DELAYS_LATE; do
+			for c in $(rotate $((rep % count)) $contenders); do
+				run delays "$c" $rep mode=late contender=$c \
+					delay_ns=$d count=200
+			done
+		done
+		rep=$((rep + 1))
+	done
+}
+
 part() { # part NAME: run part_NAME unless filtered out
 	case $1 in "${ordsched_filter:-}"*) ;; *) return 0 ;; esac
 	say "plan bench.$1"
@@ -119,6 +151,7 @@ say "bench meta kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" \
 
 part ordered
 part streams
+part delays
 
 say "plan bench.unload"
 rmmod ordsched_bench && rmmod ordsched

@@ -208,6 +208,187 @@ def streams_goals(summary):
     ]
 
 
+def delays_summary(runs):
+    """(mode, setting, contender) -> metrics; setting: pending or delay."""
+    groups = {}
+    for r in runs:
+        if r["part"] != "delays":
+            continue
+        if r["mode"] == "cost":
+            n, ops = int(r["pending"]), int(r["ops"])
+            key = ("cost", n, r["as"])
+            row = {"pair_ns": int(r["pair_ns"]) / ops,
+                   "fill_ns_per_task": int(r["fill_ns"]) / max(n, 1),
+                   "drain_ns_per_task": int(r["drain_ns"]) / max(n, 1),
+                   "task_bytes": int(r["task_bytes"])}
+        else:
+            key = ("late", int(r["delay_ns"]), r["as"])
+            row = {"late_p50_us": int(r["late_p50_ns"]) / 1e3,
+                   "late_p99_us": int(r["late_p99_ns"]) / 1e3,
+                   "late_max_us": int(r["late_max_ns"]) / 1e3,
+                   "early": int(r["early"])}
+        groups.setdefault(key, []).append(row)
+    return {k: {m: stat([row[m] for row in rows]) for m in rows[0]}
+            for k, rows in groups.items()}
+
+
+def delays_ratio(summary, mode, n, a, b, metric):
+    if (mode, n, a) not in summary or (mode, n, b) not in summary:
+        return None
+    den = summary[(mode, n, a)][metric]["median"]
+    return summary[(mode, n, b)][metric]["median"] / den if den else None
+
+
+def delays_table(summary):
+    out = ["Delays, cost: submit + cancel of one task with N pending, "
+           "median (half-range %)",
+           "%9s %-8s %16s %10s %10s %13s %13s %6s"
+           % ("pending", "", "ns/pair", "hrt/this", "dwork/this",
+              "fill ns/task", "drain ns/tsk", "bytes")]
+    for n in sorted({k[1] for k in summary if k[0] == "cost"}):
+        for c in ("delay", "hrtimer", "dwork"):
+            s = summary.get(("cost", n, c))
+            if not s:
+                continue
+            out.append("%9d %-8s %16s %10s %10s %13.0f %13.0f %6d" % (
+                n, c, "%.0f (%.0f%%)" % (s["pair_ns"]["median"],
+                                         s["pair_ns"]["spread_pct"]),
+                fmt_ratio(delays_ratio(summary, "cost", n, c, "hrtimer",
+                                       "pair_ns")),
+                fmt_ratio(delays_ratio(summary, "cost", n, c, "dwork",
+                                       "pair_ns")),
+                s["fill_ns_per_task"]["median"],
+                s["drain_ns_per_task"]["median"], s["task_bytes"]["median"]))
+    out += ["", "Delays, lateness (start of the function minus deadline), "
+            "median over reps of each run's percentile",
+            "%9s %-8s %16s %12s %12s %6s"
+            % ("delay us", "", "p50 us", "p99 us", "max us", "early")]
+    for d in sorted({k[1] for k in summary if k[0] == "late"}):
+        for c in ("delay", "hrtimer", "dwork"):
+            s = summary.get(("late", d, c))
+            if not s:
+                continue
+            out.append("%9g %-8s %16s %12.1f %12.1f %6d" % (
+                d / 1e3, c, "%.1f (%.0f%%)" % (s["late_p50_us"]["median"],
+                                               s["late_p50_us"]["spread_pct"]),
+                s["late_p99_us"]["median"], s["late_max_us"]["median"],
+                s["early"]["max"]))
+    out.append("")
+    return out
+
+
+def delays_goals(summary):
+    """No numeric goal in the issue: the ratios users compare, as facts."""
+    # Named like goals so that the JSON reads the same; "met" is >= 1.0.
+    goals = []
+    for n in sorted({k[1] for k in summary if k[0] == "cost"}):
+        for other in ("hrtimer", "dwork"):
+            v = delays_ratio(summary, "cost", n, "delay", other, "pair_ns")
+            goals.append({"goal": "delays: submit+cancel at %d pending, "
+                          "%s cost / ordsched cost" % (n, other),
+                          "value": v, "target": 1.0})
+    for d in sorted({k[1] for k in summary if k[0] == "late"}):
+        v = delays_ratio(summary, "late", d, "delay", "dwork", "late_p99_us")
+        goals.append({"goal": "delays: %g us delay, dwork p99 lateness / "
+                      "ordsched p99 lateness" % (d / 1e3),
+                      "value": v, "target": 1.0})
+    for g in goals:
+        g["met"] = g["value"] is not None and g["value"] >= g["target"]
+    return goals
+
+
+COMMIT_ORDER = ["ordsched", "condvar", "futex", "spin"]
+
+
+def commit_summary(runs):
+    groups = {}
+    for r in runs:
+        if r["part"] != "commit":
+            continue
+        items, ns = int(r["items"]), int(r["ns"])
+        cpu = int(r["cpu_ns"])
+        work = int(r["work_ns"])
+        sc = int(r["syscalls"])
+        groups.setdefault((int(r["threads"]), work, r["as"]), []).append({
+            "items_per_s": items / (ns / 1e9),
+            "syscalls_per_item": sc / items if sc >= 0 else float("nan"),
+            "vcsw_per_item": int(r["vcsw"]) / items,
+            "cpus_busy": cpu / ns,
+            # CPU time not spent in the work itself: waiting, handing over.
+            "wait_cpu_us_per_item": max(cpu - items * work, 0) / items / 1e3,
+        })
+    return {k: {m: stat([row[m] for row in rows]) for m in rows[0]}
+            for k, rows in groups.items()}
+
+
+def commit_ratio(summary, t, w, a, b):
+    if (t, w, a) not in summary or (t, w, b) not in summary:
+        return None
+    den = summary[(t, w, b)]["items_per_s"]["median"]
+    return summary[(t, w, a)]["items_per_s"]["median"] / den if den else None
+
+
+def commit_best_blocking(summary, t, w):
+    vals = [summary[(t, w, c)]["items_per_s"]["median"]
+            for c in ("condvar", "futex") if (t, w, c) in summary]
+    return max(vals) if vals else None
+
+
+def commit_table(summary, meta):
+    out = ["Ordered commit in userspace, %s CPUs: median (half-range %%); "
+           "syscalls counted for ordsched and futex only" % meta.get("cpus", "?"),
+           "%3s %6s %-9s %16s %7s %7s %9s %9s %10s %12s"
+           % ("T", "W us", "", "items/s", "x spin", "x best", "sysc/it",
+              "vcsw/it", "CPUs busy", "wait us/it")]
+    keys = sorted({(t, w) for t, w, _ in summary})
+    for t, w in keys:
+        best = commit_best_blocking(summary, t, w)
+        for c in COMMIT_ORDER:
+            s = summary.get((t, w, c))
+            if not s:
+                continue
+            tp = s["items_per_s"]["median"]
+            sc = s["syscalls_per_item"]["median"]
+            out.append("%3d %6g %-9s %16s %7s %7s %9s %9.2f %10.2f %12.1f" % (
+                t, w / 1e3, c, "%.0f (%.0f%%)" % (tp, s["items_per_s"]["spread_pct"]),
+                fmt_ratio(commit_ratio(summary, t, w, c, "spin")),
+                fmt_ratio(tp / best if best else None),
+                "-" if sc != sc else "%.2f" % sc,
+                s["vcsw_per_item"]["median"], s["cpus_busy"]["median"],
+                s["wait_cpu_us_per_item"]["median"]))
+        out.append("")
+    return out
+
+
+def commit_goals(summary, meta):
+    cpus = int(meta.get("cpus", "0") or 0)
+    goals = []
+    for t, w in sorted({(t, w) for t, w, _ in summary}):
+        if (t, w, "ordsched") not in summary:
+            continue
+        s = summary[(t, w, "ordsched")]
+        if cpus and t <= cpus:
+            goals.append({"goal": "commit T=%d W=%gus: ordsched vs busy-spin "
+                          ">= 0.5x" % (t, w / 1e3),
+                          "value": commit_ratio(summary, t, w, "ordsched", "spin"),
+                          "target": 0.5})
+        if cpus and t >= 4 * cpus:
+            best = commit_best_blocking(summary, t, w)
+            goals.append({"goal": "commit T=%d W=%gus: ordsched vs best of "
+                          "condvar, futex >= 2x" % (t, w / 1e3),
+                          "value": s["items_per_s"]["median"] / best
+                          if best else None, "target": 2.0})
+        goals.append({"goal": "commit T=%d W=%gus: ordsched syscalls per item "
+                      "<= 1" % (t, w / 1e3),
+                      "value": s["syscalls_per_item"]["median"], "target": 1.0,
+                      "higher": False})
+    for g in goals:
+        v = g["value"]
+        g["met"] = v is not None and (v <= g["target"] if g.pop("higher", True)
+                                      is False else v >= g["target"])
+    return goals
+
+
 def write_csv(path, header, rows):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -268,6 +449,71 @@ def ordered_plots(summary, out_dir):
     return made
 
 
+def gnuplot_lines(out_dir, png, title, xlabel, ylabel, xs, curves, logy=True):
+    """One PNG: a curve per (label, [y per x]) over the categories xs."""
+    if not shutil.which("gnuplot"):
+        return []
+    dat = os.path.join(out_dir, png.replace(".png", ".dat"))
+    with open(dat, "w") as f:
+        f.write("# x " + " ".join(label for label, _ in curves) + "\n")
+        for i, x in enumerate(xs):
+            f.write("%s %s\n" % (x, " ".join(
+                "NaN" if ys[i] is None else "%g" % ys[i] for _, ys in curves)))
+    plot = ", ".join("'%s' using 0:%d:xtic(1) with linespoints lw 2 title '%s'"
+                     % (dat, 2 + i, label) for i, (label, _) in
+                     enumerate(curves))
+    script = "\n".join([
+        "set terminal png size 720,440 font ',10'",
+        "set output '%s'" % os.path.join(out_dir, png),
+        "set title '%s (median of reps)'" % title,
+        "set xlabel '%s'" % xlabel, "set ylabel '%s'" % ylabel,
+        "set logscale y" if logy else "", "set grid", "set key outside right",
+        "plot " + plot])
+    r = subprocess.run(["gnuplot"], input=script, text=True,
+                       capture_output=True)
+    if r.returncode:
+        print("bench_report: gnuplot failed: %s" % r.stderr, file=sys.stderr)
+        return []
+    return [png]
+
+
+def delays_plots(summary, out_dir):
+    made = []
+    names = ("delay", "hrtimer", "dwork")
+
+    def med(key, m):
+        return summary[key][m]["median"] if key in summary else None
+    ns = sorted({k[1] for k in summary if k[0] == "cost"})
+    if ns:
+        made += gnuplot_lines(out_dir, "delays-cost.png",
+                              "Delays: submit + cancel with N pending",
+                              "tasks pending", "ns per submit+cancel (log)", ns,
+                              [(c, [med(("cost", n, c), "pair_ns") for n in ns])
+                               for c in names])
+    ds = sorted({k[1] for k in summary if k[0] == "late"})
+    if ds:
+        made += gnuplot_lines(out_dir, "delays-late.png",
+                              "Delays: p99 lateness", "delay, us",
+                              "p99 lateness, us (log)", [d / 1e3 for d in ds],
+                              [(c, [med(("late", d, c), "late_p99_us")
+                                    for d in ds]) for c in names])
+    return made
+
+
+def commit_plots(summary, out_dir):
+    made = []
+    ts = sorted({t for t, _, _ in summary})
+    for w in sorted({w for _, w, _ in summary}):
+        made += gnuplot_lines(
+            out_dir, "commit-%dus.png" % (w // 1000),
+            "Ordered commit in userspace, W = %g us" % (w / 1e3), "threads",
+            "items/s (log)", ts,
+            [(c, [summary[(t, w, c)]["items_per_s"]["median"]
+                  if (t, w, c) in summary else None for t in ts])
+             for c in COMMIT_ORDER])
+    return made
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -295,6 +541,16 @@ def main():
         for m, st in s.items():
             rows.append(["streams", "", c, m, st["median"], st["min"],
                          st["max"], st["n"]])
+    delays = delays_summary(runs)
+    for (mode, n, c), s in sorted(delays.items()):
+        for m, st in s.items():
+            rows.append(["delays-" + mode, n, c, m, st["median"], st["min"],
+                         st["max"], st["n"]])
+    commit = commit_summary(runs)
+    for (t, w, c), s in sorted(commit.items()):
+        for m, st in s.items():
+            rows.append(["commit-T%d" % t, w, c, m, st["median"], st["min"],
+                         st["max"], st["n"]])
     write_csv(os.path.join(out_dir, "summary.csv"),
               ["part", "work_ns", "contender", "metric", "median", "min", "max",
                "reps"], rows)
@@ -303,12 +559,19 @@ def main():
     for g in streams_goals(streams):
         g["met"] = g["value"] is not None and g["value"] >= g["target"]
         goals.append(g)
+    goals += commit_goals(commit, meta)
+    facts = delays_goals(delays)
     report = {
         "meta": meta,
         "ordered": [{"work_ns": w, "contender": c, **s}
                     for (w, c), s in sorted(summary.items())],
         "streams": [{"contender": c, **s} for c, s in sorted(streams.items())],
+        "delays": [{"mode": m, "setting": n, "contender": c, **s}
+                   for (m, n, c), s in sorted(delays.items())],
+        "commit": [{"threads": t, "work_ns": w, "contender": c, **s}
+                   for (t, w, c), s in sorted(commit.items())],
         "goals": goals,
+        "delays_ratios": facts,
     }
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(report, f, indent=1)
@@ -316,6 +579,17 @@ def main():
     lines = ordered_table(summary, meta) if summary else []
     if streams:
         lines += streams_table(streams, runs)
+    if delays:
+        lines += delays_table(delays)
+    if commit:
+        lines += commit_table(commit, meta)
+    if facts:
+        lines.append("Delays, ratios (the issue sets no goal: >= 1.0 means "
+                     "ordsched is cheaper or less late):")
+        for g in facts:
+            v = "n/a" if g["value"] is None else "%.2f" % g["value"]
+            lines.append("  %-75s %s" % (g["goal"], v))
+        lines.append("")
     if goals:
         lines.append("Goals (issue 7):")
         for g in goals:
@@ -323,6 +597,8 @@ def main():
             st = "n/a" if g["value"] is None else "met" if g["met"] else "MISS"
             lines.append("  %-4s %-70s %s" % (st, g["goal"], v))
     plots = ordered_plots(summary, out_dir) if summary else []
+    plots += delays_plots(delays, out_dir) if delays else []
+    plots += commit_plots(commit, out_dir) if commit else []
     lines.append("")
     lines.append("results: %s/{runs.csv,summary.csv,results.json}" % out_dir)
     if plots:
