@@ -3,8 +3,9 @@
  * Serial streams: FIFO streams of intrusive items multiplexed over a shared
  * workqueue, at most one drain per stream, no thread per stream.
  *
- * Each stream keeps its items on a list under a spinlock (interrupts off:
- * items may be queued from hard interrupts, and cancel must unlink an item
+ * Each stream keeps its items on a list under a raw spinlock (interrupts
+ * off, and raw so that hard interrupts may queue even on PREEMPT_RT; the
+ * critical sections are a few pointer updates; cancel must unlink an item
  * from the middle, which rules out a lock-free stack) and one counter,
  * wip, the work in progress. Every queueing adds its item to the list and
  * then increments wip; the one that takes wip from 0 to 1 schedules the
@@ -71,7 +72,7 @@ static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 {
 	struct ordsched_stream_item *item;
 
-	spin_lock_irq(&stream->lock);
+	raw_spin_lock_irq(&stream->lock);
 	item = list_first_entry_or_null(&stream->items,
 					struct ordsched_stream_item, node);
 	*more = item && budget_spent;
@@ -79,7 +80,7 @@ static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 		item = NULL;
 	else if (item)
 		list_del_init(&item->node);
-	spin_unlock_irq(&stream->lock);
+	raw_spin_unlock_irq(&stream->lock);
 	return item;
 }
 
@@ -165,13 +166,13 @@ void ordsched_stream_queue(struct ordsched_stream *stream,
 	struct ordsched_stream_set *set = stream->set;
 	unsigned long flags;
 
-	spin_lock_irqsave(&stream->lock, flags);
+	raw_spin_lock_irqsave(&stream->lock, flags);
 	if (WARN_ON_ONCE(!list_empty(&item->node))) {
-		spin_unlock_irqrestore(&stream->lock, flags);
+		raw_spin_unlock_irqrestore(&stream->lock, flags);
 		return;
 	}
 	list_add_tail(&item->node, &stream->items);
-	spin_unlock_irqrestore(&stream->lock, flags);
+	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	this_cpu_inc(set->stats->queued);
 	trace_ordsched_stream_queue(set->id, stream, item);
 
@@ -206,11 +207,11 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 	unsigned long flags;
 	bool removed;
 
-	spin_lock_irqsave(&stream->lock, flags);
+	raw_spin_lock_irqsave(&stream->lock, flags);
 	removed = !list_empty(&item->node);
 	if (removed)
 		list_del_init(&item->node);
-	spin_unlock_irqrestore(&stream->lock, flags);
+	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	if (removed)
 		this_cpu_inc(set->stats->cancelled);
 	trace_ordsched_stream_cancel(set->id, stream, item, removed);
@@ -268,7 +269,7 @@ EXPORT_SYMBOL_GPL(ordsched_stream_flush);
 void ordsched_stream_init(struct ordsched_stream *stream,
 			  struct ordsched_stream_set *set)
 {
-	spin_lock_init(&stream->lock);
+	raw_spin_lock_init(&stream->lock);
 	atomic_set(&stream->wip, 0);
 	INIT_LIST_HEAD(&stream->items);
 	INIT_WORK(&stream->drain, stream_drain_fn);

@@ -24,7 +24,10 @@
 
 /* ---- a workqueue that can be held up --------------------------------- */
 
-/* An ordered workqueue whose first work item blocks until released. */
+/*
+ * An ordered workqueue whose first work item blocks until released. The
+ * plug lives on the test's stack.
+ */
 struct plug {
 	struct workqueue_struct *wq;
 	struct work_struct work;
@@ -42,7 +45,7 @@ static bool plug_init(struct plug *p)
 	if (!p->wq)
 		return false;
 	init_completion(&p->release);
-	INIT_WORK(&p->work, plug_fn);
+	INIT_WORK_ONSTACK(&p->work, plug_fn);
 	queue_work(p->wq, &p->work);
 	return true;
 }
@@ -55,6 +58,7 @@ static void plug_release(struct plug *p)
 static void plug_fini(struct plug *p)
 {
 	destroy_workqueue(p->wq);
+	destroy_work_on_stack(&p->work);
 }
 
 /* ---- 10,000 streams, concurrent producers ------------------------------ */
@@ -238,7 +242,7 @@ out:
 
 /* ---- the race between the last item and a new queueing ----------------- */
 
-#define RACE_ROUNDS	10000
+#define RACE_ROUNDS	5000
 
 struct race {
 	struct ordsched_stream stream;

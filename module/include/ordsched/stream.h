@@ -64,10 +64,12 @@ struct ordsched_stream_item {
  *
  * All fields are private to ordsched. Initialize with
  * ordsched_stream_init(), tear down with ordsched_stream_destroy().
+ * The whole per-stream cost is this structure: 64 bytes on x86-64
+ * without lock debugging, plus 24 per queued item (in the caller's item).
  */
 struct ordsched_stream {
-	/* Guards @items; interrupts off, queueing comes from hard irqs. */
-	spinlock_t lock;
+	/* Guards @items; raw, as queueing comes from hard irqs even on RT. */
+	raw_spinlock_t lock;
 	atomic_t wip;
 	struct list_head items;
 	struct work_struct drain;
