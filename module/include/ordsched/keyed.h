@@ -56,7 +56,8 @@ struct ordsched_keyed_token {
  * struct ordsched_keyed_task - a task, embedded by the caller
  * @work: runs the task on the executor's workqueue
  * @fn: the work, called in process context in a worker (may sleep, but a
- *	sleeping task holds back the later tasks of its keys)
+ *	sleeping task holds back the later tasks of its keys); the task
+ *	still holds its keys, so it must not submit itself again here
  * @done: called after @fn once the task's keys have been handed on; from
  *	then on ordsched does not touch the task, which may be freed or
  *	submitted again (may be NULL)
