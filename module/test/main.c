@@ -56,8 +56,14 @@ static int __init ordsched_test_init(void)
 		ordsched_delay_suite,
 	};
 
+	int ret;
+
 	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
-	return ktest_run_all(suites, ARRAY_SIZE(suites), filter, warns);
+	ret = ktest_run_all(suites, ARRAY_SIZE(suites), filter, warns);
+	/* A failed load never runs the exit function: clean up here. */
+	if (ret)
+		ordsched_delay_test_exit();
+	return ret;
 }
 
 static void __exit ordsched_test_exit(void)
