@@ -70,6 +70,7 @@
 #include <linux/wait.h>
 #include <ordsched.h>
 
+#include "compat.h"
 #include "internal.h"
 /* Two event headers of one system cannot share trace.c: ours are here. */
 #define CREATE_TRACE_POINTS
@@ -679,8 +680,8 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&d->lock);
 	timerqueue_init_head(&d->tree);
-	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	d->timer.function = delay_expire;
+	ordsched_hrtimer_setup(&d->timer, delay_expire, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_ABS);
 	d->armed = KTIME_MAX;
 	d->slack = params->slack_ns;
 	INIT_WORK(&d->dispatch, delay_dispatch);
