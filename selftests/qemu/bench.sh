@@ -128,6 +128,43 @@ part_delays() {
 	done
 }
 
+# Part 5: ordered commit in userspace, a process per run (it prints its
+# own result line and fails if the commit order broke). T = 2, 4, 8
+# threads on the guest's CPUs; W = 1 and 10 us of work per item.
+COMMIT_CONTENDERS="ordsched condvar futex spin"
+COMMIT_THREADS="2 4 8"
+COMMIT_WORK="1000 10000"
+
+part_commit() {
+	# One work loop for every run: the fastest of three calibrations.
+	lpu=0
+	for i in 1 2 3; do
+		l=$(ordsched-bench-commit calibrate) || l=0
+		[ "$l" -gt "$lpu" ] && lpu=$l
+	done
+	say "log bench: commit: $lpu work loops per us"
+	set -- $COMMIT_CONTENDERS
+	count=$#
+	rep=1
+	while [ $rep -le "$reps" ]; do
+		for t in $COMMIT_THREADS; do
+			for w in $COMMIT_WORK; do
+				for c in $(rotate $((rep % count)) $COMMIT_CONTENDERS); do
+					args="contender=$c threads=$t work_ns=$w"
+					args="$args duration_ms=300 loops_per_us=$lpu"
+					if out=$(ordsched-bench-commit $args); then
+						say "bench $out rep=$rep as=$c"
+					else
+						say "log bench: commit $args failed"
+						failed=1
+					fi
+				done
+			done
+		done
+		rep=$((rep + 1))
+	done
+}
+
 part() { # part NAME: run part_NAME unless filtered out
 	case $1 in "${ordsched_filter:-}"*) ;; *) return 0 ;; esac
 	say "plan bench.$1"
@@ -152,6 +189,7 @@ say "bench meta kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" \
 part ordered
 part streams
 part delays
+part commit
 
 say "plan bench.unload"
 rmmod ordsched_bench && rmmod ordsched

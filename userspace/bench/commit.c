@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordsched-bench-commit: ordered commit in userspace, side by side.
+ *
+ * T threads loop: take a ticket, do W nanoseconds of work, wait for the
+ * ticket's turn, commit (append the ticket to a log), complete the ticket.
+ * Contenders, each a sequencer a user could write or link:
+ *
+ *	ordsched	libordsched on /dev/ordsched: tickets from the kernel,
+ *			a short spin on the mapped tail, then a sleep that
+ *			only the turn's owner is woken from
+ *	condvar		a counter under a pthread mutex, one condition
+ *			variable, broadcast at every completion
+ *	futex		an atomic counter, FUTEX_WAIT on it, FUTEX_WAKE of all
+ *			waiters at a completion when there are any
+ *	spin		an atomic counter, waiters spin on it (the hand-off
+ *			limit while threads <= CPUs; with more threads, a
+ *			waiter burns the CPU its predecessor needs)
+ *
+ * A run lasts about duration_ms: the threads stop taking tickets then, and
+ * finish the ones they hold. Output, one line: items/s inputs (items, wall
+ * ns), the process's CPU time (all threads, user + system), voluntary and
+ * involuntary context switches, and the system calls the sequencer made:
+ * counted at the ioctl() the library calls (linked with --wrap=ioctl) and
+ * at our futex calls. The condvar's futex calls are inside libc and are
+ * not counted (syscalls=-1).
+ *
+ * Every run checks that the log holds every ticket exactly once, in
+ * order; a run that fails the check exits 1 and prints no result.
+ *
+ * The work is a loop calibrated in loops per microsecond. Calibrated in
+ * every run, it would differ between contenders whenever the host is busy:
+ * the script calibrates once ("calibrate" prints the rate) and passes the
+ * same loops_per_us to every run.
+ *
+ * usage: ordsched-bench-commit contender=NAME threads=T work_ns=W
+ *	[duration_ms=MS] [loops_per_us=L]
+ *	ordsched-bench-commit calibrate
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libordsched.h>
+
+#define MAX_THREADS	64
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* System calls of the sequencer, per thread, summed at the end. */
+static __thread uint64_t nr_syscalls;
+static uint64_t total_syscalls;
+
+/* The library's every system call goes through ioctl(): count them. */
+int __real_ioctl(int fd, unsigned long req, ...);
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	nr_syscalls++;
+	return __real_ioctl(fd, req, arg);
+}
+
+/* --- the run, shared by every contender ------------------------------- */
+
+struct seq_ops;
+
+static struct {
+	const struct seq_ops *ops;
+	unsigned int threads;
+	uint64_t work_loops;
+	int stop;
+	/* Ticket of the first item; the log is written in ticket order. */
+	uint64_t base;
+	uint64_t committed;
+	uint64_t sum;
+	int error;
+} run;
+
+struct seq_ops {
+	const char *name;
+	int (*init)(void);
+	int (*take)(uint64_t *t);
+	int (*wait)(uint64_t t);
+	int (*complete)(uint64_t t);
+	int counts_syscalls;
+};
+
+/* --- ordsched --------------------------------------------------------- */
+
+static struct ordsched *os;
+
+static int os_init(void)
+{
+	int ret = ordsched_open(&os);
+
+	if (ret)
+		return ret;
+	run.base = ordsched_tail(os);
+	return 0;
+}
+
+static int os_take(uint64_t *t)
+{
+	return ordsched_take(os, t);
+}
+
+static int os_wait(uint64_t t)
+{
+	return ordsched_wait(os, t, ORDSCHED_NO_DEADLINE);
+}
+
+static int os_complete(uint64_t t)
+{
+	return ordsched_complete(os, t);
+}
+
+static const struct seq_ops seq_ordsched = {
+	"ordsched", os_init, os_take, os_wait, os_complete, 1,
+};
+
+/* --- the userspace sequencers share a ticket dispenser ----------------- */
+
+static uint64_t next_ticket;
+
+static int user_take(uint64_t *t)
+{
+	*t = __atomic_fetch_add(&next_ticket, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* --- condvar ---------------------------------------------------------- */
+
+static pthread_mutex_t cv_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv_turn = PTHREAD_COND_INITIALIZER;
+static uint64_t cv_next;
+
+static int cv_init(void)
+{
+	return 0;
+}
+
+static int cv_wait(uint64_t t)
+{
+	pthread_mutex_lock(&cv_lock);
+	while (cv_next != t)
+		pthread_cond_wait(&cv_turn, &cv_lock);
+	pthread_mutex_unlock(&cv_lock);
+	return 0;
+}
+
+static int cv_complete(uint64_t t)
+{
+	pthread_mutex_lock(&cv_lock);
+	cv_next = t + 1;
+	pthread_cond_broadcast(&cv_turn);
+	pthread_mutex_unlock(&cv_lock);
+	return 0;
+}
+
+static const struct seq_ops seq_condvar = {
+	"condvar", cv_init, user_take, cv_wait, cv_complete, 0,
+};
+
+/* --- futex ------------------------------------------------------------ */
+
+/* The low 32 bits of the next turn: the futex word. */
+static uint32_t fx_next;
+static uint32_t fx_waiters;
+
+static long futex(uint32_t *word, int op, uint32_t val)
+{
+	nr_syscalls++;
+	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
+}
+
+static int fx_init(void)
+{
+	return 0;
+}
+
+static int fx_wait(uint64_t t)
+{
+	uint32_t v;
+
+	while ((v = __atomic_load_n(&fx_next, __ATOMIC_ACQUIRE)) != (uint32_t)t) {
+		/* Announce first: a completion after the load sees us. */
+		__atomic_fetch_add(&fx_waiters, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&fx_next, __ATOMIC_SEQ_CST) == v)
+			futex(&fx_next, FUTEX_WAIT_PRIVATE, v);
+		__atomic_fetch_sub(&fx_waiters, 1, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static int fx_complete(uint64_t t)
+{
+	/* Pairs with the waiter's increment then load: one of us sees. */
+	__atomic_store_n(&fx_next, (uint32_t)(t + 1), __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&fx_waiters, __ATOMIC_SEQ_CST))
+		futex(&fx_next, FUTEX_WAKE_PRIVATE, INT_MAX);
+	return 0;
+}
+
+static const struct seq_ops seq_futex = {
+	"futex", fx_init, user_take, fx_wait, fx_complete, 1,
+};
+
+/* --- spin ------------------------------------------------------------- */
+
+static uint64_t sp_next;
+
+static int sp_init(void)
+{
+	return 0;
+}
+
+static int sp_wait(uint64_t t)
+{
+	while (__atomic_load_n(&sp_next, __ATOMIC_ACQUIRE) != t)
+		cpu_relax();
+	return 0;
+}
+
+static int sp_complete(uint64_t t)
+{
+	__atomic_store_n(&sp_next, t + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static const struct seq_ops seq_spin = {
+	"spin", sp_init, user_take, sp_wait, sp_complete, 0,
+};
+
+static const struct seq_ops *const contenders[] = {
+	&seq_ordsched, &seq_condvar, &seq_futex, &seq_spin,
+};
+
+/* --- work, commit, threads -------------------------------------------- */
+
+static volatile uint64_t work_sink;
+
+static void work(uint64_t loops, uint64_t t)
+{
+	uint64_t x = t, i;
+
+	for (i = 0; i < loops; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	work_sink = x;
+}
+
+/* The fastest of a few 10 ms rounds: loops per microsecond. */
+static uint64_t calibrate(void)
+{
+	uint64_t best = 0, loops, t0, el;
+	int round;
+
+	for (round = 0; round < 5; round++) {
+		loops = 0;
+		t0 = now_ns();
+		do {
+			work(1000, loops);
+			loops += 1000;
+			el = now_ns() - t0;
+		} while (el < 10000000);
+		if (loops * 1000 / el > best)
+			best = loops * 1000 / el;
+	}
+	return best ? best : 1;
+}
+
+/* Serialized by the sequencer: the check needs no lock of its own. */
+static void commit(uint64_t t)
+{
+	if (t - run.base != run.committed)
+		run.error = 1;
+	run.committed++;
+	run.sum += t - run.base;
+}
+
+static void *worker(void *arg)
+{
+	const struct seq_ops *ops = run.ops;
+	uint64_t t;
+	int ret = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&run.stop, __ATOMIC_RELAXED)) {
+		ret = ops->take(&t);
+		if (ret)
+			break;
+		work(run.work_loops, t);
+		ret = ops->wait(t);
+		if (ret)
+			break;
+		commit(t);
+		ret = ops->complete(t);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: error %d\n", ops->name, ret);
+		__atomic_store_n(&run.error, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_add(&total_syscalls, nr_syscalls, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static int arg_u64(int argc, char **argv, const char *key, uint64_t *val)
+{
+	size_t len = strlen(key);
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strncmp(argv[i], key, len) && argv[i][len] == '=') {
+			*val = strtoull(argv[i] + len + 1, NULL, 0);
+			return 1;
+		}
+	return 0;
+}
+
+static const char *arg_str(int argc, char **argv, const char *key)
+{
+	size_t len = strlen(key);
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strncmp(argv[i], key, len) && argv[i][len] == '=')
+			return argv[i] + len + 1;
+	return NULL;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ULL + tv->tv_usec * 1000ULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = arg_str(argc, argv, "contender");
+	uint64_t threads = 0, work_ns = 0, duration_ms = 300, t0, wall, lpu;
+	pthread_t tid[MAX_THREADS];
+	struct rusage r0, r1;
+	struct timespec nap;
+	unsigned int i;
+	int ret;
+
+	if (argc == 2 && !strcmp(argv[1], "calibrate")) {
+		printf("%llu\n", (unsigned long long)calibrate());
+		return 0;
+	}
+	for (i = 0; name && i < sizeof(contenders) / sizeof(*contenders); i++)
+		if (!strcmp(contenders[i]->name, name))
+			run.ops = contenders[i];
+	arg_u64(argc, argv, "threads", &threads);
+	arg_u64(argc, argv, "work_ns", &work_ns);
+	arg_u64(argc, argv, "duration_ms", &duration_ms);
+	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
+		fprintf(stderr,
+			"usage: %s contender=ordsched|condvar|futex|spin threads=T work_ns=W [duration_ms=MS]\n",
+			argv[0]);
+		return 2;
+	}
+	run.threads = threads;
+	if (!arg_u64(argc, argv, "loops_per_us", &lpu) || !lpu)
+		lpu = calibrate();
+	run.work_loops = work_ns * lpu / 1000;
+	ret = run.ops->init();
+	if (ret) {
+		fprintf(stderr, "%s: init: %s\n", run.ops->name, strerror(-ret));
+		return 1;
+	}
+
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = now_ns();
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&tid[i], NULL, worker, NULL)) {
+			fprintf(stderr, "pthread_create failed\n");
+			return 1;
+		}
+	nap.tv_sec = duration_ms / 1000;
+	nap.tv_nsec = duration_ms % 1000 * 1000000;
+	nanosleep(&nap, NULL);
+	__atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	wall = now_ns() - t0;
+	getrusage(RUSAGE_SELF, &r1);
+
+	/* Every ticket once, in order: the sum says none was counted twice. */
+	if (run.error || !run.committed ||
+	    run.sum != run.committed * (run.committed - 1) / 2) {
+		fprintf(stderr, "%s: commit order check failed (%llu items)\n",
+			run.ops->name, (unsigned long long)run.committed);
+		return 1;
+	}
+	printf("commit contender=%s threads=%u work_ns=%llu loops_per_us=%llu items=%llu ns=%llu cpu_ns=%llu syscalls=%lld vcsw=%ld ivcsw=%ld\n",
+	       run.ops->name, run.threads, (unsigned long long)work_ns,
+	       (unsigned long long)lpu, (unsigned long long)run.committed,
+	       (unsigned long long)wall,
+	       (unsigned long long)(tv_ns(&r1.ru_utime) + tv_ns(&r1.ru_stime) -
+				    tv_ns(&r0.ru_utime) - tv_ns(&r0.ru_stime)),
+	       run.ops->counts_syscalls ? (long long)total_syscalls : -1LL,
+	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw);
+	return 0;
+}
