@@ -77,6 +77,20 @@ kmemleak_check() {
 	fi
 }
 
+# Forward the results of a (K)TAP file as PREFIX.NAME results, its plan as
+# a count of them, its comments as logs.
+forward_tap() { # forward_tap PREFIX FILE
+	while read -r line; do
+		case "$line" in
+		1..*) say "plan-count $1 ${line#1..}" ;;
+		"not ok "*) set -- "$1" $line; say "not ok $1.$5" ;;
+		"ok "*"# SKIP"*) set -- "$1" $line; say "skip $1.$4 # ${line#*# SKIP }" ;;
+		"ok "*) set -- "$1" $line; say "ok $1.$4" ;;
+		"#"*) say "log $1: $line" ;;
+		esac
+	done < "$2"
+}
+
 # Run the in-kernel test module and forward its KTAP lines.
 run_ktest() { # run_ktest [MODULE PARAMETERS]
 	say "plan ktest.load"
@@ -84,15 +98,7 @@ run_ktest() { # run_ktest [MODULE PARAMETERS]
 	insmod $MODDIR/ordsched_test.ko filter="$ordsched_filter" "$@"
 	st=$?
 	dmesg | sed -n 's/^.*ordsched_test: //p' > /tmp/ktest.tap
-	while read -r line; do
-		case "$line" in
-		1..*) say "plan-count ktest ${line#1..}" ;;
-		"not ok "*) set -- $line; say "not ok ktest.$4" ;;
-		"ok "*"# SKIP"*) set -- $line; say "skip ktest.$3 # ${line#*# SKIP }" ;;
-		"ok "*) set -- $line; say "ok ktest.$3" ;;
-		"#"*) say "log ktest: $line" ;;
-		esac
-	done < /tmp/ktest.tap
+	forward_tap ktest /tmp/ktest.tap
 	res $st ktest.load
 	if [ $st = 0 ]; then
 		say "plan ktest.unload"
@@ -109,15 +115,7 @@ run_selftest() {
 	say "plan $name.exit"
 	ORDSCHED_MODDIR=$MODDIR timeout "${timeout:-300}" "$prog" > /tmp/$name.tap 2>&1
 	st=$?
-	while read -r line; do
-		case "$line" in
-		1..*) say "plan-count $name ${line#1..}" ;;
-		"not ok "*) set -- $line; say "not ok $name.$4" ;;
-		"ok "*"# SKIP"*) set -- $line; say "skip $name.$3 # ${line#*# SKIP }" ;;
-		"ok "*) set -- $line; say "ok $name.$3" ;;
-		"#"*) say "log $name: $line" ;;
-		esac
-	done < /tmp/$name.tap
+	forward_tap "$name" "/tmp/$name.tap"
 	# kselftest exit codes: 0 pass, 4 skip; anything else is a failure.
 	[ $st = 4 ] && st=0
 	res $st $name.exit
