@@ -74,4 +74,7 @@ extern const struct bench_def bench_streams;
 /* delays.c */
 extern const struct bench_def bench_delays;
 
+/* keys.c */
+extern const struct bench_def bench_keys;
+
 #endif /* _ORDSCHED_BENCH_H */

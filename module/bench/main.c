@@ -35,6 +35,7 @@ static const struct bench_def *const bench_defs[] = {
 	&bench_ordered,
 	&bench_streams,
 	&bench_delays,
+	&bench_keys,
 };
 
 static struct dentry *bench_dir;

@@ -128,6 +128,23 @@ part_delays() {
 	done
 }
 
+# Part 3: keys. 20,000 tasks over 1,000 Zipf-ranked keys per producer,
+# 1 in 100 a rollup over 4 keys, 1 us of work each; striping over 16
+# ordered workqueues against the keyed executor.
+part_keys() {
+	contenders=$(sed -n 's/^keys //p' $B/contenders)
+	set -- $contenders
+	count=$#
+	rep=1
+	while [ $rep -le "$reps" ]; do
+		for c in $(rotate $((rep % count)) $contenders); do
+			run keys "$c" $rep contender=$c items=20000 keys=1000 \
+				stripes=16 work_ns=1000
+		done
+		rep=$((rep + 1))
+	done
+}
+
 # Part 5: ordered commit in userspace, a process per run (it prints its
 # own result line and fails if the commit order broke). T = 2, 4, 8
 # threads on the guest's CPUs; W = 1 and 10 us of work per item.
@@ -188,6 +205,7 @@ say "bench meta kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" \
 
 part ordered
 part streams
+part keys
 part delays
 part commit
 

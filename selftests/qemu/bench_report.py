@@ -208,6 +208,54 @@ def streams_goals(summary):
     ]
 
 
+def keys_summary(runs):
+    groups = {}
+    for r in runs:
+        if r["part"] != "keys":
+            continue
+        items = int(r["items"])
+        groups.setdefault(r["as"], []).append({
+            "items_per_s": items / (int(r["ns"]) / 1e9),
+            "cpu_us_per_item": int(r["busy_ns"]) / items / 1e3,
+            "rollup_p50_us": int(r["rollup_p50_ns"]) / 1e3,
+            "rollup_p99_us": int(r["rollup_p99_ns"]) / 1e3,
+        })
+    return {c: {m: stat([row[m] for row in rows]) for m in rows[0]}
+            for c, rows in groups.items()}
+
+
+def keys_table(summary, runs):
+    r0 = next((r for r in runs if r["part"] == "keys"), {})
+    out = ["Keys: %s tasks, %s Zipf keys per producer, 1 in 100 a rollup of "
+           "4 keys, W = %s ns; stripes = %s ordered workqueues; median "
+           "(half-range %%)" % (r0.get("items", "?"), r0.get("keys", "?"),
+                                r0.get("work_ns", "?"),
+                                next((r["stripes"] for r in runs
+                                      if r.get("as") == "stripe"), "?")),
+           "%-8s %16s %12s %16s %16s" % ("", "items/s", "CPU us/item",
+                                        "rollup p50 us", "rollup p99 us")]
+    for c in ("keyed", "stripe"):
+        s = summary.get(c)
+        if not s:
+            continue
+        out.append("%-8s %16s %12.2f %16s %16.1f" % (
+            c, "%.0f (%.0f%%)" % (s["items_per_s"]["median"],
+                                  s["items_per_s"]["spread_pct"]),
+            s["cpu_us_per_item"]["median"],
+            "%.1f (%.0f%%)" % (s["rollup_p50_us"]["median"],
+                               s["rollup_p50_us"]["spread_pct"]),
+            s["rollup_p99_us"]["median"]))
+    if "keyed" in summary and "stripe" in summary:
+        k, st = summary["keyed"], summary["stripe"]
+        out.append("keyed / stripe throughput %.2f, stripe / keyed rollup "
+                   "p99 %.2f (the issue sets no number)" % (
+                       k["items_per_s"]["median"] / st["items_per_s"]["median"],
+                       st["rollup_p99_us"]["median"] /
+                       max(k["rollup_p99_us"]["median"], 1e-9)))
+    out.append("")
+    return out
+
+
 def delays_summary(runs):
     """(mode, setting, contender) -> metrics; setting: pending or delay."""
     groups = {}
@@ -541,6 +589,11 @@ def main():
         for m, st in s.items():
             rows.append(["streams", "", c, m, st["median"], st["min"],
                          st["max"], st["n"]])
+    keys = keys_summary(runs)
+    for c, s_ in sorted(keys.items()):
+        for m, st in s_.items():
+            rows.append(["keys", "", c, m, st["median"], st["min"],
+                         st["max"], st["n"]])
     delays = delays_summary(runs)
     for (mode, n, c), s in sorted(delays.items()):
         for m, st in s.items():
@@ -566,6 +619,7 @@ def main():
         "ordered": [{"work_ns": w, "contender": c, **s}
                     for (w, c), s in sorted(summary.items())],
         "streams": [{"contender": c, **s} for c, s in sorted(streams.items())],
+        "keys": [{"contender": c, **s_} for c, s_ in sorted(keys.items())],
         "delays": [{"mode": m, "setting": n, "contender": c, **s}
                    for (m, n, c), s in sorted(delays.items())],
         "commit": [{"threads": t, "work_ns": w, "contender": c, **s}
@@ -579,6 +633,8 @@ def main():
     lines = ordered_table(summary, meta) if summary else []
     if streams:
         lines += streams_table(streams, runs)
+    if keys:
+        lines += keys_table(keys, runs)
     if delays:
         lines += delays_table(delays)
     if commit:
