@@ -72,7 +72,7 @@
 
 #include "compat.h"
 #include "internal.h"
-/* Two event headers of one system cannot share trace.c: ours are here. */
+/* Two event headers of one system cannot share a file: ours are here. */
 #define CREATE_TRACE_POINTS
 #include "trace_delay.h"
 

@@ -50,10 +50,7 @@
 
 #include "domain.h"
 #include "internal.h"
-/*
- * One TRACE_SYSTEM is instantiated once per object: trace.c holds the
- * sequencer's events, this file its own.
- */
+/* Each part instantiates its own tracepoints (one TRACE_SYSTEM a file). */
 #define CREATE_TRACE_POINTS
 #include "trace_domain.h"
 

@@ -56,7 +56,9 @@
 #include <ordsched.h>
 
 #include "internal.h"
-#include "trace.h"
+/* Each part instantiates its own tracepoints (one TRACE_SYSTEM a file). */
+#define CREATE_TRACE_POINTS
+#include "trace_seq.h"
 
 #define SEQ_DEFAULT_ORDER	10
 #define SEQ_MAX_ORDER		20

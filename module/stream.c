@@ -40,7 +40,7 @@
 #include <ordsched.h>
 
 #include "internal.h"
-/* The one user of these tracepoints instantiates them (see trace.c). */
+/* The one user of these tracepoints instantiates them. */
 #define CREATE_TRACE_POINTS
 #include "trace_stream.h"
 

@@ -3,8 +3,8 @@
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ordsched
 
-#if !defined(_ORDSCHED_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
-#define _ORDSCHED_TRACE_H
+#if !defined(_ORDSCHED_TRACE_SEQ_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _ORDSCHED_TRACE_SEQ_H
 
 #include <linux/tracepoint.h>
 
@@ -72,10 +72,10 @@ TRACE_EVENT(ordsched_seq_drain,
 		      __entry->handoff ? " handoff" : "")
 );
 
-#endif /* _ORDSCHED_TRACE_H */
+#endif /* _ORDSCHED_TRACE_SEQ_H */
 
 #undef TRACE_INCLUDE_PATH
 #define TRACE_INCLUDE_PATH .
 #undef TRACE_INCLUDE_FILE
-#define TRACE_INCLUDE_FILE trace
+#define TRACE_INCLUDE_FILE trace_seq
 #include <trace/define_trace.h>
