@@ -312,7 +312,14 @@ TEST(only_the_turn_is_woken)
 	for (i = 0; i < WAITERS; i++) {
 		pthread_join(th[i], NULL);
 		EXPECT_EQ(0, w[i].ret);
-		EXPECT_GE(2, w[i].switches);
+		/*
+		 * The kernel's wakeup count below is the exact check. The
+		 * thread's voluntary switches also count sleeps that are not
+		 * ours (a page fault, a lock under load: 3 were seen on the
+		 * debug kernel); a herd would give the later waiters up to
+		 * WAITERS, so half of that still catches one.
+		 */
+		EXPECT_GE(WAITERS / 2, w[i].switches);
 	}
 	ASSERT_EQ(0, dev_stats(fd, &st));
 	EXPECT_EQ(WAITERS, st.wakeups);
