@@ -21,8 +21,19 @@ ls -l /dev/ordsched
 echo "== in-kernel pipeline: CRC32 of 8 MiB in 4 KiB blocks, parallel then in order"
 insmod $MODDIR/ordsched_example.ko block_size=4096
 dd if=/dev/urandom of=/tmp/input bs=65536 count=128 2>/dev/null
+EVENTS=$DBG/tracing/events/ordsched
+[ -w $EVENTS/enable ] && echo 1 > $EVENTS/enable
 cat /tmp/input > $DBG/ordsched_example/data
 result=$(cat $DBG/ordsched_example/result)
+if [ -w $EVENTS/enable ]; then
+	echo 0 > $EVENTS/enable
+	# One ordsched_seq_run event per block's serial step, no more.
+	runs=$(grep -c ' ordsched_seq_run: ' $DBG/tracing/trace)
+	blocks=${result#*blocks }
+	echo "tracepoints: $runs ordsched_seq_run events for ${blocks%% *} blocks"
+	[ "$runs" = "${blocks%% *}" ]
+	echo > $DBG/tracing/trace
+fi
 echo "ordsched_example: $result"
 head -n 3 $DBG/ordsched_example/log
 echo "..."
