@@ -7,6 +7,7 @@
 #ifndef _ORDSCHED_BENCH_H
 #define _ORDSCHED_BENCH_H
 
+#include <linux/completion.h>
 #include <linux/types.h>
 
 #define BENCH_MAX_ARGS	16
@@ -55,6 +56,9 @@ struct bench_threads *bench_threads_create(unsigned int nr,
 					   void *data);
 void bench_threads_go(struct bench_threads *th);
 int bench_threads_wait(struct bench_threads *th);
+int bench_measure(unsigned int nr, int (*fn)(void *data, unsigned int idx),
+		  void *data, struct completion *all_done, const u64 *t_end,
+		  u64 *wall_ns, u64 *busy_ns);
 
 /* One benchmark, selected by the first word of a command. */
 struct bench_def {

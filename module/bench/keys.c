@@ -338,24 +338,12 @@ static int kb_producer_fn(void *data, unsigned int idx)
 
 static int kb_measure(struct kb_run *run, struct bench_out *out)
 {
-	struct bench_threads *th;
-	struct bench_clock clock;
 	u64 wall, busy, rollups = 0;
 	u32 *lat, i;
 	int ret;
 
-	th = bench_threads_create(run->producers, kb_producer_fn, run);
-	if (IS_ERR(th))
-		return PTR_ERR(th);
-	bench_clock_start(&clock);
-	bench_threads_go(th);
-	ret = bench_threads_wait(th);
-	if (ret)
-		return ret;	/* a submit failed: nothing was queued by it */
-	while (!wait_for_completion_timeout(&run->all_done, HZ))
-		;
-	ret = bench_clock_stop(&clock, &wall, &busy);
-	wall = run->t_end - clock.wall_ns;
+	ret = bench_measure(run->producers, kb_producer_fn, run, &run->all_done,
+			    &run->t_end, &wall, &busy);
 	if (!ret)
 		ret = atomic_read(&run->error);
 	if (ret)

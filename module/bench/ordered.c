@@ -251,25 +251,8 @@ static struct ob_run *ob_alloc(const struct ob_contender *c, u64 items,
 static int ob_measure(struct ob_run *run, unsigned int producers,
 		      u64 *wall_ns, u64 *busy_ns)
 {
-	struct bench_threads *th;
-	struct bench_clock clock;
-	u64 wall;
-	int ret;
-
-	th = bench_threads_create(producers, ob_producer_fn, run);
-	if (IS_ERR(th))
-		return PTR_ERR(th);
-	bench_clock_start(&clock);
-	bench_threads_go(th);
-	ret = bench_threads_wait(th);
-	if (ret)
-		return ret;
-	/* Wake every second: a long run is not a hung task. */
-	while (!wait_for_completion_timeout(&run->all_done, HZ))
-		;
-	ret = bench_clock_stop(&clock, &wall, busy_ns);
-	*wall_ns = run->t_end - clock.wall_ns;
-	return ret;
+	return bench_measure(producers, ob_producer_fn, run, &run->all_done,
+			     &run->t_end, wall_ns, busy_ns);
 }
 
 static void ob_report(struct ob_run *run, unsigned int producers,

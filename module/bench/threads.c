@@ -119,3 +119,35 @@ int bench_threads_wait(struct bench_threads *all)
 	kfree(all);
 	return ret;
 }
+
+/*
+ * Run @nr producers of @fn and time them until the last item is done: the
+ * item that finishes last stores the time in *@t_end, then completes
+ * @all_done. *@wall_ns runs from the producers' release to *@t_end;
+ * *@busy_ns is the CPU time of all CPUs over the run.
+ * Return: 0, or the first error of a producer or of the clock.
+ */
+int bench_measure(unsigned int nr, int (*fn)(void *data, unsigned int idx),
+		  void *data, struct completion *all_done, const u64 *t_end,
+		  u64 *wall_ns, u64 *busy_ns)
+{
+	struct bench_threads *th;
+	struct bench_clock clock;
+	u64 wall;
+	int ret;
+
+	th = bench_threads_create(nr, fn, data);
+	if (IS_ERR(th))
+		return PTR_ERR(th);
+	bench_clock_start(&clock);
+	bench_threads_go(th);
+	ret = bench_threads_wait(th);
+	if (ret)
+		return ret;	/* a producer failed: what it queued is done */
+	/* Wake every second: a long run is not a hung task. */
+	while (!wait_for_completion_timeout(all_done, HZ))
+		;
+	ret = bench_clock_stop(&clock, &wall, busy_ns);
+	*wall_ns = *t_end - clock.wall_ns;
+	return ret;
+}
