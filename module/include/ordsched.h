@@ -26,9 +26,6 @@
  */
 #define ORDSCHED_IMPORT_NS()	MODULE_INFO(import_ns, "ORDSCHED")
 
-/* Kept for code written against the earlier spelling. */
-#define ORDSCHED_EXPORT(sym)	EXPORT_SYMBOL_GPL(sym)
-
 #include <ordsched/seq.h>
 #include <ordsched/pipeline.h>
 #include <ordsched/stream.h>
