@@ -19,8 +19,8 @@
 
 /*
  * The exports are EXPORT_SYMBOL_GPL() in the namespace ORDSCHED, set for
- * the whole module by DEFAULT_SYMBOL_NAMESPACE in Kbuild (spelled as an
- * identifier before Linux 6.13, as a string since). A module that uses
+ * the whole module by DEFAULT_SYMBOL_NAMESPACE in Kbuild (an identifier or
+ * a string, as the kernel's export.h wants it). A module that uses
  * them says ORDSCHED_IMPORT_NS() once: the string form below means the
  * same on every version.
  */
