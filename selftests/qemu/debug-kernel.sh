@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the debug kernel from linux-source-6.1: tinyconfig plus debug.config
+# Build the debug kernel from linux-source-6.12 tinyconfig plus debug.config
 # (KASAN, lockdep, kmemleak, UBSAN, debug objects, ...). The result is cached
 # under BUILD_DIR/debug and reused while the source package and the config
 # fragment are unchanged. Each configuration builds in its own folder,

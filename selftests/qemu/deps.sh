@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install everything the build and the guest tests need, from Debian's
-# packages only, and unpack the stock kernel image matching the installed
-# headers into the build folder. Idempotent: a second run installs nothing
-# and downloads nothing. Prints KDIR=... and KVER=... on success.
+# Install the tools the build and the guest tests need, from Debian's
+# packages only (no kernel, no headers: kernel-fetch.sh unpacks those into
+# the build folder), then fetch the default kernel, Debian's stock 6.1.
+# Idempotent: a second run installs nothing and downloads nothing. Prints
+# KDIR=..., KVER=... and IMAGE=... of the default kernel on success.
 #
 # usage: deps.sh BUILD_DIR
 set -euo pipefail
@@ -14,8 +15,8 @@ mkdir -p "$build"
 
 pkgs=(
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves kmod
-	cpio xz-utils gzip busybox-static qemu-system-x86 linux-headers-amd64
-	linux-source-6.1 sparse perl python3 gnuplot-nox zlib1g-dev
+	cpio xz-utils gzip busybox-static qemu-system-x86 linux-source-6.12
+	sparse perl python3 gnuplot-nox zlib1g-dev
 )
 
 missing=()
@@ -34,27 +35,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 		--no-install-recommends "${missing[@]}" >&2
 fi
 
-# The ABI the headers metapackage points at, e.g. 6.1.0-56-amd64.
-kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
-	grep -o 'linux-headers-[0-9][^ ,]*-amd64' | head -n1 |
-	sed 's/^linux-headers-//')
-[ -n "$kver" ] || { echo "deps: cannot tell the headers' ABI" >&2; exit 1; }
-kdir=/usr/src/linux-headers-$kver
-[ -f "$kdir/Makefile" ] || { echo "deps: $kdir missing" >&2; exit 1; }
-
-stock=$build/stock
-if [ ! -f "$stock/vmlinuz-$kver" ]; then
-	rm -rf "$stock/pkg" && mkdir -p "$stock/pkg"
-	(
-		cd "$stock/pkg"
-		# Debian ships the image unsigned or signed under two names.
-		apt-get download "linux-image-$kver-unsigned" >&2 2>/dev/null ||
-			apt-get download "linux-image-$kver" >&2
-	)
-	dpkg -x "$stock"/pkg/*.deb "$stock/pkg/root"
-	cp "$stock/pkg/root/boot/vmlinuz-$kver" "$stock/vmlinuz-$kver"
-	rm -rf "$stock/pkg"
-fi
-
-echo "KVER=$kver"
-echo "KDIR=$kdir"
+here=$(cd "$(dirname "$0")" && pwd)
+"$here/kernel-fetch.sh" "$build" 6.1

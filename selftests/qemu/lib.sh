@@ -23,29 +23,34 @@ EXPECTED_WARN_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* ordsched_seq_destroy
 EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* ordsched_stream_queue\+'
 EXPECTED_WARN_RE+='|Call Trace:'
 
-kernel_var() { # kernel_var KERNEL NAME
-	local v="K_${1}_$2"
-	echo "${!v}"
+# The kernels a run may boot, in the order "all" boots them: Debian's stock
+# kernels (headers and image unpacked by kernel-fetch.sh) and the debug
+# kernel the project builds (debug-kernel.sh).
+ALL_KERNELS="6.1 6.12 6.12-rt 6.1-rt debug"
+
+declare -A K_KVER=() K_KDIR=() K_IMAGE=() K_APPEND=()
+
+kernel_var() { # kernel_var KERNEL NAME: NAME is KVER, KDIR, IMAGE or APPEND
+	local -n var=K_$2
+	echo "${var[$1]:-}"
 }
 
-prepare_kernel() { # prepare_kernel stock|debug: sets K_<k>_{IMAGE,KDIR,KVER}
+prepare_kernel() { # prepare_kernel KERNEL: fills K_{KVER,KDIR,IMAGE,APPEND}
 	local k=$1 out
 	case $k in
-	stock)
-		K_stock_KVER=$STOCK_KVER
-		K_stock_KDIR=$STOCK_KDIR
-		K_stock_IMAGE=$build/stock/vmlinuz-$STOCK_KVER
-		K_stock_APPEND=
-		;;
 	debug)
 		step "debug kernel"
 		out=$("$here/debug-kernel.sh" "$build") || return 1
-		K_debug_KDIR=$(sed -n 's/^KDIR=//p' <<<"$out")
-		K_debug_IMAGE=$(sed -n 's/^IMAGE=//p' <<<"$out")
-		K_debug_KVER=$(sed -n 's/^KVER=//p' <<<"$out")
-		K_debug_APPEND="panic_on_warn=1"
+		K_APPEND[$k]="panic_on_warn=1"
+		;;
+	*)
+		out=$("$here/kernel-fetch.sh" "$build" "$k") || return 1
+		K_APPEND[$k]=
 		;;
 	esac
+	K_KDIR[$k]=$(sed -n 's/^KDIR=//p' <<<"$out")
+	K_IMAGE[$k]=$(sed -n 's/^IMAGE=//p' <<<"$out")
+	K_KVER[$k]=$(sed -n 's/^KVER=//p' <<<"$out")
 }
 
 build_userspace() {

@@ -3,14 +3,18 @@
 #
 # Build everything, boot it in QEMU and judge what the guest reports.
 #
-# usage: run.sh [-k stock|debug|all] [-f PREFIX] [-S] [-v] check|run|selfcheck|bench
+# usage: run.sh [-k KERNELS] [-f PREFIX] [-S] [-v] check|run|selfcheck|bench
 #
 #   check      the harness self-check, then every in-kernel and userspace
 #              test, on each kernel (default: all)
-#   run        the main job: the module doing ordered work (default: stock)
+#   run        the main job: the module doing ordered work (default: 6.1)
 #   selfcheck  only the self-check: faulty modules must be caught
 #   bench      the benchmarks (-f: parts), tables and plots in WORK/bench
 #
+#   -k KERNELS the kernels, separated by commas or spaces, from: 6.1,
+#              6.12, 6.12-rt, 6.1-rt (Debian's stock and PREEMPT_RT
+#              kernels), debug (built here: KASAN, lockdep with raw lock
+#              nesting, kmemleak, UBSAN), or all of them: "all"
 #   -f PREFIX  run only the tests whose names start with PREFIX (in-kernel
 #              cases are named suite.case, userspace ones by program)
 #   -S         skip the self-check (for quick iterations, not for CI)
@@ -39,42 +43,57 @@ while getopts "k:f:Sv" opt; do
 	f) filter=$OPTARG ;;
 	S) skip_selfcheck=1 ;;
 	v) verbose=1 ;;
-	*) sed -n '5,28s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '5,33s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 mode=${1:-}
 case "$mode" in
 check | selfcheck) : "${kernels:=all}" ;;
-run | bench) : "${kernels:=stock}" ;;
-*) sed -n '5,28s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+run | bench) : "${kernels:=6.1}" ;;
+*) sed -n '5,33s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
-[ "$kernels" = all ] && kernels="stock debug"
-for k in $kernels; do
-	case $k in stock | debug) ;; *) echo "run.sh: unknown kernel '$k'" >&2; exit 2 ;; esac
-done
-
 die() { echo "run.sh: $*" >&2; exit 1; }
 step() { echo "== $*" >&2; }
 
 # shellcheck source=selftests/qemu/lib.sh
 . "$here/lib.sh"
 
+kernels=${kernels//,/ }
+[ "$kernels" = all ] && kernels=$ALL_KERNELS
+for k in $kernels; do
+	case " $ALL_KERNELS " in
+	*" $k "*) ;;
+	*) echo "run.sh: unknown kernel '$k' (known: $ALL_KERNELS)" >&2; exit 2 ;;
+	esac
+done
+
 step "dependencies"
-eval "$("$here/deps.sh" "$build")" || die "installing dependencies failed"
-STOCK_KVER=$KVER STOCK_KDIR=$KDIR
+"$here/deps.sh" "$build" > /dev/null || die "installing dependencies failed"
 
 step "userspace (static, -Werror)"
 build_userspace || die "userspace build failed"
 
+# A kernel that cannot be fetched or built for is a failed result; the
+# others still run.
+built=
 for k in $kernels; do
-	prepare_kernel "$k" || die "$k kernel: preparation failed"
+	step "$k kernel: fetch or build"
+	if ! prepare_kernel "$k"; then
+		result "not ok" "$k: kernel # cannot fetch or build the kernel"
+		continue
+	fi
 	step "$k kernel $(kernel_var "$k" KVER): modules (W=1, -Werror)"
-	build_modules "$k" || die "$k kernel: module build failed"
-	build_initrd "$k" || die "$k kernel: initramfs failed"
+	if build_modules "$k" 2> "$work/$k.build.log" && build_initrd "$k"; then
+		result ok "$k: build # modules for $(kernel_var "$k" KVER)"
+		built+=" $k"
+	else
+		result "not ok" "$k: build # modules for $(kernel_var "$k" KVER)"
+		sed 's/^/#   /' "$work/$k.build.log" | tail -n 40
+	fi
 done
 
-for k in $kernels; do
+for k in $built; do
 	case $mode in
 	check)
 		[ $skip_selfcheck = 1 ] || selfcheck "$k"
