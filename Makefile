@@ -2,31 +2,56 @@
 #
 # make              build the modules and the userspace programs
 # make modules      build the modules against $(KDIR)
-# make userspace    build libordsched, ordschedctl and the examples
-# make install      install the modules (and run depmod) and the userspace
+# make userspace    build libordsched, ordschedctl, the examples, man pages
+# make install      install ordsched.ko (then depmod), its headers and
+#                   Module.symvers for dependent modules, and the userspace
+# make uninstall    remove what make install installed
+# make deb          Debian packages (dpkg-buildpackage) into build/deb
 # make check        run every test in a QEMU guest, on every kernel of the matrix
 # make run          the main job: the module doing ordered work in a guest
 # make bench        benchmarks against padata, workqueues, locks (build/bench)
 # make checkpatch   checkpatch.pl --strict over the kernel sources
 # make clean
+# make kdir         print the kernel build tree KDIR defaults to
 #
-# KDIR defaults to the newest Debian 6.1 headers under /usr/src (what the
-# dependency step installs), then to the running kernel's build tree.
+# KDIR defaults to the running kernel's build tree when it exists, else to
+# the newest non-RT Debian headers under $(ROOT)/usr/src by version order.
+# Install paths honour DESTDIR, PREFIX and MODDIR (default /lib/modules).
 
-KDIR ?= $(or $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64))),/lib/modules/$(shell uname -r)/build)
+ROOT ?=
+RUNNING_KDIR := $(ROOT)/lib/modules/$(shell uname -r)/build
+# Headers trees have a .config (the -common trees do not); -rt last.
+NEWEST_KDIR = $(patsubst %/.config,%,$(lastword $(shell printf '%s\n' \
+	$(wildcard $(ROOT)/usr/src/linux-headers-*/.config) | \
+	grep -v -- '-rt-' | sort -V)))
+KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(NEWEST_KDIR))
 PREFIX ?= /usr/local
 DESTDIR ?=
+MODDIR ?= /lib/modules
 V ?= 0
+
+# The kernel release KDIR builds for, and where dependent module builds
+# find ordsched's headers and symbols.
+KVER = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+KSRCDIR ?= $(PREFIX)/src/ordsched
 
 export PREFIX DESTDIR V
 
 all: modules userspace
 
-modules:
+kdir:
+	@echo $(KDIR)
+
+check-kdir:
+	@test -n "$(KVER)" || { echo "no kernel build tree at KDIR='$(KDIR)':" \
+		"install the headers of your kernel or set KDIR" >&2; exit 1; }
+
+modules: check-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-modules_install: modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+# The product alone: the test, benchmark and example modules stay here.
+ordsched.ko: check-kdir
+	$(MAKE) -C $(KDIR) M=$(CURDIR) ORDSCHED_ONLY=y modules
 
 userspace:
 	$(MAKE) -C userspace
@@ -34,8 +59,34 @@ userspace:
 selftests:
 	$(MAKE) -C selftests/ordsched
 
-install: modules_install
+install: install-module install-kdev
 	$(MAKE) -C userspace install
+
+# depmod only for a live install: a staged one (DESTDIR) is for a package,
+# whose installation runs depmod.
+install-module: ordsched.ko
+	install -D -m 0644 ordsched.ko \
+		$(DESTDIR)$(MODDIR)/$(KVER)/updates/ordsched.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+install-kdev: check-kdir
+	install -d $(DESTDIR)$(KSRCDIR)/include/ordsched \
+		$(DESTDIR)$(KSRCDIR)/$(KVER)
+	install -m 0644 module/include/ordsched.h $(DESTDIR)$(KSRCDIR)/include
+	install -m 0644 module/include/ordsched/*.h \
+		$(DESTDIR)$(KSRCDIR)/include/ordsched
+	install -m 0644 Module.symvers $(DESTDIR)$(KSRCDIR)/$(KVER)/Module.symvers
+
+uninstall: check-kdir
+	rm -f $(DESTDIR)$(MODDIR)/$(KVER)/updates/ordsched.ko
+	rm -rf $(DESTDIR)$(KSRCDIR)/include
+	rm -f $(DESTDIR)$(KSRCDIR)/$(KVER)/Module.symvers
+	-rmdir $(DESTDIR)$(KSRCDIR)/$(KVER) $(DESTDIR)$(KSRCDIR)
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	$(MAKE) -C userspace uninstall
+
+deb:
+	selftests/packaging/build-deb.sh build/deb
 
 check:
 	selftests/qemu/run.sh check
@@ -47,11 +98,13 @@ bench:
 	selftests/qemu/run.sh -k 6.1 bench
 
 checkpatch:
-	selftests/qemu/checkpatch.sh
+	selftests/qemu/static-checks.sh build $(KDIR)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests/ordsched clean
 
-.PHONY: all modules modules_install userspace selftests install check run bench checkpatch clean
+.PHONY: all kdir check-kdir modules ordsched.ko userspace selftests install \
+	install-module install-kdev uninstall deb check run bench checkpatch \
+	clean
