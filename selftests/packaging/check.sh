@@ -1,0 +1,211 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Checks of what a user installs, one "ok NAME" / "not ok NAME" line each
+# (findings indented below a failure); exits non-zero if any failed:
+#
+#   kdir        make's default KDIR: the running kernel's tree, else the
+#               newest non-RT headers by version order (fake /usr/src trees)
+#   32bit       a 32-bit kernel is refused at build time, with the reason
+#   install     make install into a staging root installs exactly the
+#               README's list, and a dependent module builds against the
+#               installed headers and Module.symvers
+#   uninstall   make uninstall leaves no file behind
+#   deb         make deb builds the four packages; lintian finds no error
+#   dkms        DKMS builds the module from ordsched-dkms's source tree
+#   version     dkms.conf and debian/changelog say the same version
+#
+# Nothing is installed on the host but tools: DKMS runs with private trees,
+# the staging root is a temporary folder.
+#
+# usage: check.sh BUILD_DIR KDIR
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(mkdir -p "${1:?usage: check.sh BUILD_DIR KDIR}" && cd "$1" && pwd)
+kdir=$(cd "${2:?usage: check.sh BUILD_DIR KDIR}" && pwd)
+kver=$(cat "$kdir/include/config/kernel.release")
+work=$build/packaging
+failed=0
+
+pkgs=(dpkg-dev debhelper dh-dkms dkms lintian fakeroot python3 zlib1g-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" > /dev/null 2>&1
+fi
+
+check() { # check NAME COMMAND...: one result for a command that must succeed
+	local name=$1 log=$work/$1.log
+	shift
+	if "$@" > "$log" 2>&1; then
+		echo "ok packaging.$name"
+	else
+		echo "not ok packaging.$name"
+		sed 's/^/#   /' "$log" | tail -n 40
+		failed=1
+	fi
+}
+
+# A copy of the tree to build in: make install writes build outputs.
+copy_tree() { # copy_tree DEST
+	rm -rf "$1" && mkdir -p "$1"
+	(cd "$top" && git ls-files --cached --others --exclude-standard -z |
+		xargs -0 tar -cf - --ignore-failed-read 2>/dev/null) | tar -C "$1" -xf -
+}
+
+rm -rf "$work" && mkdir -p "$work"
+
+check_kdir() {
+	local root=$work/fakeroot got
+	mkdir -p "$root/usr/src"
+	for d in 6.1.0-9-amd64 6.1.0-56-amd64 6.1.0-56-rt-amd64 6.1.0-56-common \
+		6.12.9+deb12-amd64 6.12.117+deb12-rt-amd64; do
+		mkdir -p "$root/usr/src/linux-headers-$d"
+		case $d in *-common) ;; *) touch "$root/usr/src/linux-headers-$d/.config" ;; esac
+	done
+	got=$(make -s -C "$top" ROOT="$root" kdir)
+	echo "no running kernel tree: $got"
+	[ "$got" = "$root/usr/src/linux-headers-6.12.9+deb12-amd64" ] || return 1
+	mkdir -p "$root/lib/modules/$(uname -r)/build"
+	touch "$root/lib/modules/$(uname -r)/build/Makefile"
+	got=$(make -s -C "$top" ROOT="$root" kdir)
+	echo "with a running kernel tree: $got"
+	[ "$got" = "$root/lib/modules/$(uname -r)/build" ]
+}
+
+check_32bit() {
+	local tree=$work/tree32 out
+	copy_tree "$tree"
+	out=$(make -C "$kdir" M="$tree" CONFIG_64BIT= modules 2>&1)
+	echo "$out" | tail -n 5
+	grep -q 'ordsched needs a 64-bit kernel' <<<"$out" && [ ! -e "$tree/ordsched.ko" ]
+}
+
+# The README's list, with PREFIX and KVER filled in, as glob patterns.
+readme_list() { # readme_list PREFIX
+	sed -n '/<!-- install-list/,/<!-- end install-list/p' "$top/README.md" |
+		grep '^/\|^PREFIX' | sed -e "s|^PREFIX|$1|" -e "s|KVER|$kver|g"
+}
+
+check_install() {
+	local tree=$work/tree stage=$work/stage prefix=/usr/local pat f n
+	copy_tree "$tree"
+	rm -rf "$stage"
+	make -s -C "$tree" KDIR="$kdir" DESTDIR="$stage" install || return 1
+	(cd "$stage" && find . -type f -o -type l | sed 's|^\.||' | sort) > "$work/installed"
+	readme_list "$prefix" > "$work/listed"
+	[ -s "$work/listed" ] || { echo "README has no install list"; return 1; }
+	# Every installed file matches a line; every line matches a file.
+	n=0
+	while read -r f; do
+		while read -r pat; do
+			# shellcheck disable=SC2053
+			[[ $f == $pat ]] && continue 2
+		done < "$work/listed"
+		echo "installed, not in README: $f"
+		n=1
+	done < "$work/installed"
+	while read -r pat; do
+		grep -qx -- "$(sed 's/\./\\./g; s/\*/[^\/]*/g' <<<"$pat")" "$work/installed" ||
+			{ echo "in README, not installed: $pat"; n=1; }
+	done < "$work/listed"
+	[ $n = 0 ] || return 1
+	# A man page per library function.
+	for f in $(sed -n 's/^\(ordsched_[a-z_]*\);$/\1/p; s/^[ \t]*\(ordsched_[a-z_]*\);$/\1/p' \
+			"$top/userspace/lib/libordsched.map"); do
+		[ -f "$stage$prefix/share/man/man3/$f.3" ] ||
+			{ echo "no man page for $f"; n=1; }
+	done
+	for f in "$stage$prefix"/share/man/man*/*; do
+		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 > /dev/null |
+			sed "s|^|$f: |" | grep . && n=1
+	done
+	[ $n = 0 ] || return 1
+	dependent_module "$stage$prefix/src/ordsched"
+}
+
+# A module of a user's, built against the installed headers and symbols.
+dependent_module() { # dependent_module KSRCDIR
+	local dir=$work/client sym
+	sym=$(awk '$3 == "ordsched" || $3 ~ /ordsched\.ko$|\/ordsched$/ { print $2; exit }' \
+		"$1/$kver/Module.symvers")
+	[ -n "$sym" ] || { echo "no ordsched symbol in the installed Module.symvers"; return 1; }
+	rm -rf "$dir" && mkdir -p "$dir"
+	cat > "$dir/client.c" <<-EOF
+	// SPDX-License-Identifier: GPL-2.0
+	#include <linux/module.h>
+	#include <ordsched.h>
+	ORDSCHED_IMPORT_NS();
+	static int __init client_init(void)
+	{
+		pr_info("%p\n", (void *)&$sym);
+		return 0;
+	}
+	module_init(client_init);
+	MODULE_LICENSE("GPL");
+	EOF
+	cat > "$dir/Kbuild" <<-EOF
+	ccflags-y += -I$1/include
+	KBUILD_EXTRA_SYMBOLS := $1/\$(KERNELRELEASE)/Module.symvers
+	obj-m := client.o
+	EOF
+	make -C "$kdir" M="$dir" modules > "$dir/log" 2>&1 || { cat "$dir/log"; return 1; }
+	cat "$dir/log"
+	! grep -q 'undefined!' "$dir/log" &&
+		modinfo -F depends "$dir/client.ko" | grep -qx ordsched
+}
+
+check_uninstall() {
+	local stage=$work/stage left
+	make -s -C "$work/tree" KDIR="$kdir" DESTDIR="$stage" uninstall || return 1
+	left=$(cd "$stage" && find . -type f -o -type l)
+	[ -z "$left" ] || { echo "left behind:"; echo "$left"; return 1; }
+}
+
+check_deb() {
+	local p
+	make -s -C "$top" deb > /dev/null 2> "$work/deb.build" ||
+		{ tail -n 30 "$work/deb.build"; return 1; }
+	for p in ordsched-dkms libordsched1 libordsched-dev ordsched-tools; do
+		ls "$top"/build/deb/"$p"_*.deb || return 1
+	done
+	lintian --fail-on error --tag-display-limit 0 "$top"/build/deb/*.changes 2>&1 |
+		grep -v 'running with root privileges'
+	return "${PIPESTATUS[0]}"
+}
+
+check_dkms() {
+	local d=$work/dkms version
+	version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
+	rm -rf "$d" && mkdir -p "$d"/{root,src,tree}
+	dpkg -x "$top"/build/deb/ordsched-dkms_*_all.deb "$d/root" || return 1
+	cp -r "$d/root/usr/src/ordsched-$version" "$d/src/" || return 1
+	dkms add "ordsched/$version" --sourcetree "$d/src" --dkmstree "$d/tree" &&
+		dkms build "ordsched/$version" --sourcetree "$d/src" \
+			--dkmstree "$d/tree" -k "$kver" --kernelsourcedir "$kdir" ||
+		{ cat "$d/tree/ordsched/$version/build/make.log" 2>/dev/null; return 1; }
+	modinfo -F vermagic "$d/tree/ordsched/$version/$kver"/*/module/ordsched.ko |
+		grep "^$kver "
+}
+
+check_version() {
+	local conf deb
+	conf=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
+	deb=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+	echo "dkms.conf $conf, debian/changelog $deb"
+	[ -n "$conf" ] && [ "$conf" = "$deb" ]
+}
+
+check kdir check_kdir
+check 32bit check_32bit
+check install check_install
+check uninstall check_uninstall
+check deb check_deb
+check dkms check_dkms
+check version check_version
+exit $failed
