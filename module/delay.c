@@ -6,7 +6,12 @@
  *
  * Locking: d->lock protects the tree, the state of every task submitted
  * to d, the timer bookkeeping and the counters. It is irq-safe because
- * the hrtimer callback takes it in hard interrupt. The hrtimer is only
+ * the hrtimer callback takes it in hard interrupt, and raw because
+ * submit and cancel may be called in hard interrupt, where a spinlock_t
+ * sleeps on PREEMPT_RT. Nothing under it may sleep on RT either: it nests
+ * only raw locks (hrtimer base, workqueue pool, stream), and the wake-up
+ * of flushes, whose wait queue has a spinlock_t, is a work item queued
+ * from under it (see delay_retire()). The hrtimer is only
  * started with the lock held, so the callback, under the lock too, can
  * tell whether somebody started it again while it ran.
  *
@@ -92,7 +97,7 @@ enum delay_target {
 
 struct ordsched_delay {
 	/* The tree, task states, timer bookkeeping, counters: see above. */
-	spinlock_t lock;
+	raw_spinlock_t lock;
 	struct timerqueue_head tree;
 	struct hrtimer timer;
 	/* The deadline the timer is armed for; KTIME_MAX when it is not. */
@@ -108,6 +113,8 @@ struct ordsched_delay {
 	u64 next_seq;
 	u64 inflight[2];
 	struct work_struct dispatch;
+	/* Wakes @idle: wake_up() takes a spinlock_t, not under d->lock. */
+	struct work_struct wake;
 	wait_queue_head_t idle;
 	/* Serializes flushes: each owns the color flip until drained. */
 	struct mutex flush_mutex;
@@ -122,13 +129,25 @@ static struct ordsched_delay_task *node_to_task(struct timerqueue_node *node)
 	return container_of(node, struct ordsched_delay_task, node);
 }
 
-/* A submission ended, run or cancelled. */
+/*
+ * A submission ended, run or cancelled. When a color drains, the flushes
+ * waiting for it are woken by d->wake: wake_up() takes the wait queue's
+ * spinlock_t, which must not nest in the raw d->lock (it sleeps on RT),
+ * and cannot simply follow the unlock either: the flush could see the
+ * drain, return, and its caller free d before a late wake_up(). The work
+ * item is flushed before d is freed.
+ */
 static void delay_retire(struct ordsched_delay *d, u8 color, u64 n)
 {
 	lockdep_assert_held(&d->lock);
 	d->inflight[color] -= n;
 	if (!d->inflight[color])
-		wake_up(&d->idle);
+		queue_work(ordsched_wq, &d->wake);
+}
+
+static void delay_wake(struct work_struct *work)
+{
+	wake_up(&container_of(work, struct ordsched_delay, wake)->idle);
 }
 
 /* Are the submissions of every color in @colors (a bit mask) over? */
@@ -137,12 +156,12 @@ static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 	bool drained = true;
 	int c;
 
-	/* Under the lock: the last retire holds it until it has woken us. */
-	spin_lock_irq(&d->lock);
+	/* Under the lock: inflight[] changes only under it. */
+	raw_spin_lock_irq(&d->lock);
 	for (c = 0; c < 2; c++)
 		if ((colors & BIT(c)) && d->inflight[c])
 			drained = false;
-	spin_unlock_irq(&d->lock);
+	raw_spin_unlock_irq(&d->lock);
 	return drained;
 }
 
@@ -175,7 +194,7 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	unsigned long flags;
 	bool due;
 
-	spin_lock_irqsave(&d->lock, flags);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	if (!hrtimer_is_queued(timer))
 		d->armed = KTIME_MAX;
 	d->stats.expiries++;
@@ -186,7 +205,7 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	else if (first)
 		delay_arm(d, first->expires);	/* the earliest was cancelled */
 	trace_ordsched_delay_expire(d->id, now, d->stats.pending, due);
-	spin_unlock_irqrestore(&d->lock, flags);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return HRTIMER_NORESTART;
 }
 
@@ -214,7 +233,7 @@ static unsigned int delay_dispatch_some(struct ordsched_delay *d, u64 *total)
 	ktime_t now = ktime_get();
 	unsigned int n = 0;
 
-	spin_lock_irq(&d->lock);
+	raw_spin_lock_irq(&d->lock);
 	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree)) &&
 	       (d->hurry || first->expires <= now)) {
 		timerqueue_del(&d->tree, first);
@@ -233,7 +252,7 @@ static unsigned int delay_dispatch_some(struct ordsched_delay *d, u64 *total)
 		if (first)
 			delay_arm(d, first->expires);
 	}
-	spin_unlock_irq(&d->lock);
+	raw_spin_unlock_irq(&d->lock);
 	return n;
 }
 
@@ -266,18 +285,18 @@ static void delay_run(struct ordsched_delay_task *task)
 	unsigned long flags;
 	u8 color;
 
-	spin_lock_irqsave(&d->lock, flags);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	color = task->color;
 	task->state = DELAY_IDLE;
 	delay_count_late(d, late);
-	spin_unlock_irqrestore(&d->lock, flags);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 
 	fn(task);	/* may free or resubmit @task: do not touch it again */
 
-	spin_lock_irqsave(&d->lock, flags);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	d->stats.ran++;
 	delay_retire(d, color, 1);
-	spin_unlock_irqrestore(&d->lock, flags);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
 static void delay_work_fn(struct work_struct *work)
@@ -350,7 +369,7 @@ static int delay_submit(struct ordsched_delay *d,
 	unsigned long flags;
 	int ret = 0;
 
-	spin_lock_irqsave(&d->lock, flags);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	if (unlikely(d->stopped)) {
 		ret = -ESHUTDOWN;
 	} else if (unlikely(task->state != DELAY_IDLE)) {
@@ -369,7 +388,7 @@ static int delay_submit(struct ordsched_delay *d,
 		if (timerqueue_add(&d->tree, &task->node))
 			delay_arm(d, deadline);
 	}
-	spin_unlock_irqrestore(&d->lock, flags);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return ret;
 }
 
@@ -473,7 +492,7 @@ bool ordsched_delay_cancel(struct ordsched_delay *d,
 	unsigned long flags;
 	bool removed = false;
 
-	spin_lock_irqsave(&d->lock, flags);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	if (task->delay != d)
 		goto unlock;
 	if (task->state == DELAY_PENDING) {
@@ -488,7 +507,7 @@ bool ordsched_delay_cancel(struct ordsched_delay *d,
 		removed = true;
 	}
 unlock:
-	spin_unlock_irqrestore(&d->lock, flags);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return removed;
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_cancel);
@@ -510,10 +529,10 @@ void ordsched_delay_flush(struct ordsched_delay *d)
 	unsigned int old;
 
 	mutex_lock(&d->flush_mutex);
-	spin_lock_irq(&d->lock);
+	raw_spin_lock_irq(&d->lock);
 	old = d->color;
 	d->color ^= 1;
-	spin_unlock_irq(&d->lock);
+	raw_spin_unlock_irq(&d->lock);
 	/* Far deadlines are normal here: wait as idle, not as hung. */
 	wait_event_idle(d->idle, delay_drained(d, BIT(old)));
 	mutex_unlock(&d->flush_mutex);
@@ -529,7 +548,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 	LIST_HEAD(batch);
 	int c;
 
-	spin_lock_irq(&d->lock);
+	raw_spin_lock_irq(&d->lock);
 	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree))) {
 		task = node_to_task(first);
 		timerqueue_del(&d->tree, first);
@@ -540,7 +559,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		n++;
 	}
 	d->stats.pending -= n;
-	spin_unlock_irq(&d->lock);
+	raw_spin_unlock_irq(&d->lock);
 
 	/* The callback may free the task: read what we need first. */
 	list_for_each_entry_safe(task, next, &batch, link) {
@@ -549,11 +568,11 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 			d->cancelled(task);
 	}
 	/* Retired after the callbacks, so that a flush also waits for them. */
-	spin_lock_irq(&d->lock);
+	raw_spin_lock_irq(&d->lock);
 	for (c = 0; c < 2; c++)
 		if (per_color[c])
 			delay_retire(d, c, per_color[c]);
-	spin_unlock_irq(&d->lock);
+	raw_spin_unlock_irq(&d->lock);
 	return n > 0;
 }
 
@@ -577,13 +596,13 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 void ordsched_delay_stop(struct ordsched_delay *d,
 			 enum ordsched_delay_stop_mode mode)
 {
-	spin_lock_irq(&d->lock);
+	raw_spin_lock_irq(&d->lock);
 	d->stopped = true;
 	if (mode == ORDSCHED_DELAY_RUN_PENDING) {
 		d->hurry = true;
 		delay_kick(d);
 	}
-	spin_unlock_irq(&d->lock);
+	raw_spin_unlock_irq(&d->lock);
 
 	if (mode == ORDSCHED_DELAY_CANCEL_PENDING)
 		while (delay_cancel_some(d))
@@ -597,9 +616,10 @@ void ordsched_delay_stop(struct ordsched_delay *d,
 	/* Nothing can be pending now, so nothing can arm or kick again. */
 	hrtimer_cancel(&d->timer);
 	flush_work(&d->dispatch);
-	spin_lock_irq(&d->lock);
+	flush_work(&d->wake);
+	raw_spin_lock_irq(&d->lock);
 	d->armed = KTIME_MAX;
-	spin_unlock_irq(&d->lock);
+	raw_spin_unlock_irq(&d->lock);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_stop);
 
@@ -615,10 +635,10 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&d->lock, flags);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	*stats = d->stats;
 	stats->inflight = d->inflight[0] + d->inflight[1];
-	spin_unlock_irqrestore(&d->lock, flags);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_get_stats);
 
@@ -678,13 +698,14 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&d->lock);
+	raw_spin_lock_init(&d->lock);
 	timerqueue_init_head(&d->tree);
 	ordsched_hrtimer_setup(&d->timer, delay_expire, CLOCK_MONOTONIC,
 			       HRTIMER_MODE_ABS);
 	d->armed = KTIME_MAX;
 	d->slack = params->slack_ns;
 	INIT_WORK(&d->dispatch, delay_dispatch);
+	INIT_WORK(&d->wake, delay_wake);
 	init_waitqueue_head(&d->idle);
 	mutex_init(&d->flush_mutex);
 	d->cancelled = params->cancelled;
