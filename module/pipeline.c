@@ -151,22 +151,22 @@ DEFINE_SHOW_ATTRIBUTE(pipeline_stats);
  * @params: the parameters; @params->ops with both steps is required
  *
  * Context: process context, may sleep.
- * Return: the pipeline, or an ERR_PTR(): -EINVAL for missing steps or a
- * bad ring order, -ENOMEM.
+ * Return: the pipeline, or an ERR_PTR(): -EINVAL for NULL @params,
+ * missing steps or a bad ring order, -ENOMEM.
  */
 struct ordsched_pipeline *
 ordsched_pipeline_create(const struct ordsched_pipeline_params *params)
 {
-	struct ordsched_seq_params sp = {
-		.name = params->name ?: "pipeline",
-		.ring_order = params->ring_order,
-		.budget = params->budget,
-		.wq = params->wq,
-	};
+	struct ordsched_seq_params sp = {};
 	struct ordsched_pipeline *pl;
 
-	if (!params->ops || !params->ops->parallel || !params->ops->serial)
+	if (!params || !params->ops || !params->ops->parallel ||
+	    !params->ops->serial)
 		return ERR_PTR(-EINVAL);
+	sp.name = params->name ?: "pipeline";
+	sp.ring_order = params->ring_order;
+	sp.budget = params->budget;
+	sp.wq = params->wq;
 	pl = kzalloc(sizeof(*pl), GFP_KERNEL);
 	if (!pl)
 		return ERR_PTR(-ENOMEM);

@@ -284,14 +284,15 @@ DEFINE_SHOW_ATTRIBUTE(spread_stats);
  * The spreader starts idle: nothing is pulled before the first kick.
  *
  * Context: process context, may sleep.
- * Return: the spreader, or an ERR_PTR(): -EINVAL for missing callbacks or
- * more than 1024 feeders, -ENOMEM.
+ * Return: the spreader, or an ERR_PTR(): -EINVAL for NULL @params, missing
+ * callbacks or more than 1024 feeders, -ENOMEM.
  */
 struct ordsched_spread *
 ordsched_spread_create(const struct ordsched_spread_params *params)
 {
-	const struct ordsched_spread_ops *ops = params->ops;
-	unsigned int f = params->feeders ?: SPREAD_DEFAULT_FEEDERS;
+	const struct ordsched_spread_ops *ops = params ? params->ops : NULL;
+	unsigned int f = params && params->feeders ? params->feeders :
+						     SPREAD_DEFAULT_FEEDERS;
 	struct ordsched_spread *sp;
 
 	if (!ops || !ops->pull || !ops->dispatch || !ops->release ||

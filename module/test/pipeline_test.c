@@ -197,6 +197,7 @@ static void bad_params(struct ktest *t)
 	static const struct ordsched_pipeline_ops half = { .serial = pl_serial };
 	struct ordsched_pipeline_params p = { .ops = &half };
 
+	KT_EXPECT(t, ordsched_pipeline_create(NULL) == ERR_PTR(-EINVAL));
 	KT_EXPECT(t, ordsched_pipeline_create(&p) == ERR_PTR(-EINVAL));
 	p.ops = NULL;
 	KT_EXPECT(t, ordsched_pipeline_create(&p) == ERR_PTR(-EINVAL));

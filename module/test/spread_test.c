@@ -295,6 +295,7 @@ static void bad_params(struct ktest *t)
 					       .release = sp_release };
 	struct ordsched_spread_params p = { .ops = &no_pull };
 
+	KT_EXPECT_EQ(t, PTR_ERR(ordsched_spread_create(NULL)), -EINVAL);
 	KT_EXPECT_EQ(t, PTR_ERR(ordsched_spread_create(&p)), -EINVAL);
 	p.ops = &sp_ops;
 	p.feeders = 1025;
