@@ -280,7 +280,9 @@ EXPORT_SYMBOL_GPL(ordsched_seq_trash);
 /* Would @n more tickets fit in the window now? */
 static bool seq_has_room(struct ordsched_seq *seq, unsigned int n)
 {
-	u64 used = atomic64_read(&seq->head) - atomic64_read(&seq->tail);
+	/* The tail first: read after it, the head cannot be behind it. */
+	u64 tail = atomic64_read_acquire(&seq->tail);
+	u64 used = atomic64_read(&seq->head) - tail;
 
 	return used <= seq_size(seq) - n;
 }
@@ -305,18 +307,32 @@ int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
 		return -EINVAL;
 
 	head = atomic64_read(&seq->head);
-	do {
+	for (;;) {
 		/*
 		 * Pairs with the release in seq_drain(): every slot below
 		 * tail + R has been freed for its new ticket.
 		 */
 		u64 tail = atomic64_read_acquire(&seq->tail);
 
+		/*
+		 * A tail past the head we hold means our head is stale: we
+		 * were preempted while others took and drained tickets.
+		 * Compared as it is, head - tail would wrap and answer a
+		 * spurious -EAGAIN. Read it again; read after the tail, it
+		 * is not behind it, so the window below is never
+		 * overstated.
+		 */
+		if (unlikely((s64)((u64)head - tail) < 0)) {
+			head = atomic64_read(&seq->head);
+			continue;
+		}
 		if ((u64)head - tail > seq_size(seq) - n) {
 			this_cpu_inc(seq->stats->overflows);
 			return -EAGAIN;
 		}
-	} while (!atomic64_try_cmpxchg(&seq->head, &head, head + n));
+		if (atomic64_try_cmpxchg(&seq->head, &head, head + n))
+			break;
+	}
 
 	this_cpu_add(seq->stats->tickets, n);
 	trace_ordsched_seq_ticket(seq->id, head, n);
