@@ -11,14 +11,19 @@
 
 #include "internal.h"
 
-/* Runs parallel steps and hand-offs of users who bring no workqueue. */
+/*
+ * Runs parallel steps and hand-offs of users who bring no workqueue. A
+ * rescuer (WQ_MEM_RECLAIM) keeps it going under memory pressure, so block
+ * and writeback drivers may pass no workqueue of their own.
+ */
 struct workqueue_struct *ordsched_wq;
 
 static int __init ordsched_init(void)
 {
 	int ret;
 
-	ordsched_wq = alloc_workqueue("ordsched", WQ_UNBOUND | WQ_SYSFS, 0);
+	ordsched_wq = alloc_workqueue("ordsched", WQ_UNBOUND | WQ_SYSFS |
+				      WQ_MEM_RECLAIM, 0);
 	if (!ordsched_wq)
 		return -ENOMEM;
 	ordsched_debugfs_init();
