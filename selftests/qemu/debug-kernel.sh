@@ -9,15 +9,18 @@
 # run that is still using the previous one. Prints KDIR=..., IMAGE=... and
 # KVER=... on success.
 #
-# usage: debug-kernel.sh BUILD_DIR
+# usage: debug-kernel.sh BUILD_DIR [rt]
+#   rt: merge debug-rt.config too (PREEMPT_RT)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(mkdir -p "${1:?usage: debug-kernel.sh BUILD_DIR}" && cd "$1" && pwd)
 src=$("$here/kernel-source.sh" "$build")
 jobs=$(($(nproc) + 1))
+fragments=("$here/debug.config")
+[ "${2:-}" = rt ] && fragments+=("$here/debug-rt.config")
 
-key=$( { cat "$src/.ordsched-version"; cat "$here/debug.config"; } | sha256sum | cut -c1-16)
+key=$( { cat "$src/.ordsched-version"; cat "${fragments[@]}"; } | sha256sum | cut -c1-16)
 out=$build/debug/$key
 
 # One build at a time: a second run waits here, then reuses the result.
@@ -29,15 +32,18 @@ if [ "$(cat "$out/.ordsched-key" 2>/dev/null)" != "$key" ]; then
 	rm -rf "$out" && mkdir -p "$out"
 	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig >&2
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
-		"$out/.config" "$here/debug.config" >/dev/null
+		"$out/.config" "${fragments[@]}" >/dev/null
 	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >&2
-	# Every option the fragment asks for must have survived olddefconfig.
+	# Every option the fragments ask for (the last word on each) must have
+	# survived olddefconfig.
 	while IFS='=' read -r opt val; do
 		case "$val" in
 		n) ! grep -q "^$opt=" "$out/.config" ;;
 		*) grep -qx "$opt=$val" "$out/.config" ;;
 		esac || { echo "debug-kernel: $opt=$val not applied" >&2; exit 1; }
-	done < <(grep -E '^CONFIG_' "$here/debug.config")
+	done < <(cat "${fragments[@]}" | grep -E '^CONFIG_' |
+		awk -F= '!($1 in v) { k[n++] = $1 } { v[$1] = $2 }
+			END { for (i = 0; i < n; i++) print k[i] "=" v[k[i]] }')
 	make -s -C "$out" ARCH=x86_64 -j"$jobs" bzImage modules >&2
 	echo "$key" > "$out/.ordsched-key"
 else

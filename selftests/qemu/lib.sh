@@ -27,6 +27,8 @@ EXPECTED_WARN_RE+='|Call Trace:'
 # kernels (headers and image unpacked by kernel-fetch.sh) and the debug
 # kernel the project builds (debug-kernel.sh).
 ALL_KERNELS="6.1 6.12 6.12-rt 6.1-rt debug"
+# Known too, but not in "all" (see README): the debug kernel on PREEMPT_RT.
+KNOWN_KERNELS="$ALL_KERNELS debug-rt"
 
 declare -A K_KVER=() K_KDIR=() K_IMAGE=() K_APPEND=()
 
@@ -38,9 +40,10 @@ kernel_var() { # kernel_var KERNEL NAME: NAME is KVER, KDIR, IMAGE or APPEND
 prepare_kernel() { # prepare_kernel KERNEL: fills K_{KVER,KDIR,IMAGE,APPEND}
 	local k=$1 out
 	case $k in
-	debug)
-		step "debug kernel"
-		out=$("$here/debug-kernel.sh" "$build") || return 1
+	debug | debug-rt)
+		step "$k kernel"
+		out=$("$here/debug-kernel.sh" "$build" \
+			"$([ "$k" = debug-rt ] && echo rt)") || return 1
 		K_APPEND[$k]="panic_on_warn=1"
 		;;
 	*)
@@ -260,7 +263,7 @@ selfcheck() { # selfcheck KERNEL
 	step "$k kernel: harness self-check (each fault must be caught)"
 	selfcheck_one "$k" warn 300 '^not ok guest.kernel_log # .*WARNING:'
 	selfcheck_one "$k" hang 300 '^not ok guest.(finished|kernel_log) # .*(hung|blocked for more than)'
-	if [ "$k" = debug ]; then
+	if [ "${k%-rt}" = debug ]; then
 		selfcheck_one "$k" leak 300 '^not ok kmemleak.clean'
 		selfcheck_one "$k" uaf 300 '^not ok guest.kernel_log # .*KASAN'
 	fi

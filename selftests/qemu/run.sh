@@ -14,7 +14,8 @@
 #   -k KERNELS the kernels, separated by commas or spaces, from: 6.1,
 #              6.12, 6.12-rt, 6.1-rt (Debian's stock and PREEMPT_RT
 #              kernels), debug (built here: KASAN, lockdep with raw lock
-#              nesting, kmemleak, UBSAN), or all of them: "all"
+#              nesting, kmemleak, UBSAN), or all of these: "all";
+#              debug-rt (the debug kernel with PREEMPT_RT) only by name
 #   -f PREFIX  run only the tests whose names start with PREFIX (in-kernel
 #              cases are named suite.case, userspace ones by program)
 #   -S         skip the self-check (for quick iterations, not for CI)
@@ -62,9 +63,9 @@ step() { echo "== $*" >&2; }
 kernels=${kernels//,/ }
 [ "$kernels" = all ] && kernels=$ALL_KERNELS
 for k in $kernels; do
-	case " $ALL_KERNELS " in
+	case " $KNOWN_KERNELS " in
 	*" $k "*) ;;
-	*) echo "run.sh: unknown kernel '$k' (known: $ALL_KERNELS)" >&2; exit 2 ;;
+	*) echo "run.sh: unknown kernel '$k' (known: $KNOWN_KERNELS)" >&2; exit 2 ;;
 	esac
 done
 
