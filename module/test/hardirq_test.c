@@ -37,6 +37,23 @@ static enum hrtimer_restart in_irq_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Run a hard-irq hrtimer with @fn until it sets @done (it returns
+ * HRTIMER_RESTART meanwhile, or not), then stop it.
+ */
+static void run_hard_timer(struct hrtimer *timer,
+			   enum hrtimer_restart (*fn)(struct hrtimer *),
+			   atomic_t *done)
+{
+	ordsched_hrtimer_setup(timer, fn, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_REL_HARD);
+	hrtimer_start(timer, ns_to_ktime(15 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	while (!atomic_read_acquire(done))
+		usleep_range(200, 500);
+	hrtimer_cancel(timer);
+}
+
 /* Run @fn(@data) once in hard interrupt; true if it really ran there. */
 static bool run_in_hardirq(void (*fn)(void *data), void *data)
 {
@@ -49,13 +66,7 @@ static bool run_in_hardirq(void (*fn)(void *data), void *data)
 		return false;
 	c->fn = fn;
 	c->data = data;
-	ordsched_hrtimer_setup(&c->timer, in_irq_timer, CLOCK_MONOTONIC,
-			       HRTIMER_MODE_REL_HARD);
-	hrtimer_start(&c->timer, ns_to_ktime(10 * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_HARD);
-	while (!atomic_read_acquire(&c->done))
-		usleep_range(100, 200);
-	hrtimer_cancel(&c->timer);
+	run_hard_timer(&c->timer, in_irq_timer, &c->done);
 	hardirq = c->hardirq;
 	kfree(c);
 	return hardirq;
@@ -336,13 +347,7 @@ static void delay_cancel_race(struct ktest *t)
 	/* On the per-CPU system_wq: they may run on the timer's CPU. */
 	for (i = 0; i < RACE_TASKS; i++)
 		ordsched_delay_task_init(&r->tasks[i], race_fn, system_wq);
-	ordsched_hrtimer_setup(&r->timer, race_timer, CLOCK_MONOTONIC,
-			       HRTIMER_MODE_REL_HARD);
-	hrtimer_start(&r->timer, ns_to_ktime(15 * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_HARD);
-	while (!atomic_read_acquire(&r->done))
-		usleep_range(500, 1000);
-	hrtimer_cancel(&r->timer);
+	run_hard_timer(&r->timer, race_timer, &r->done);
 	ordsched_delay_flush(r->d);
 
 	for (i = 0; i < RACE_TASKS; i++) {
