@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
 /*
  * libordsched: keep the order of work done in parallel, across threads
  * and processes, through /dev/ordsched.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /* libordsched: handles, their descriptors and the status page. */
 #include <fcntl.h>
 #include <stdlib.h>

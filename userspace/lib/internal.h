@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
 /* What the parts of libordsched share; not installed. */
 #ifndef LIBORDSCHED_INTERNAL_H
 #define LIBORDSCHED_INTERNAL_H

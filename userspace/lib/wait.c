@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * libordsched: waiting for a turn. First a short spin on the tail in the
  * mapped status page, which costs no system call when the holder of the
