@@ -13,6 +13,13 @@
  *			variable, broadcast at every completion
  *	futex		an atomic counter, FUTEX_WAIT on it, FUTEX_WAKE of all
  *			waiters at a completion when there are any
+ *	ring		the per-ticket futex ring, the best a user could write
+ *			by hand: a short spin on the shared tail, then a sleep
+ *			on the ticket's own futex word in a ring of cache-line
+ *			slots; a completion wakes the next ticket's owner only,
+ *			and makes no system call when that owner does not
+ *			sleep. Not robust: a thread that dies holding a ticket
+ *			stalls every later ticket for ever
  *	spin		an atomic counter, waiters spin on it (the hand-off
  *			limit while threads <= CPUs; with more threads, a
  *			waiter burns the CPU its predecessor needs)
@@ -237,6 +244,83 @@ static const struct seq_ops seq_futex = {
 	"futex", fx_init, user_take, fx_wait, fx_complete, 1,
 };
 
+/* --- ring ------------------------------------------------------------- */
+
+/*
+ * One futex word per ticket, in a ring of cache lines: RING >= threads, so
+ * the tickets held at any time have a slot each. A waiter stores its mark
+ * in its slot before it sleeps; the mark holds the ticket, so a mark that
+ * ticket t left behind never looks like ticket t + RING's, and it is never
+ * 0 (0: nobody sleeps).
+ */
+#define RING		128
+#define RING_SPIN	100
+
+_Static_assert(RING >= MAX_THREADS && !(RING & (RING - 1)),
+	       "a slot per held ticket, indexed by a mask");
+
+struct rg_slot {
+	uint32_t word;
+} __attribute__((aligned(64)));
+
+static struct rg_slot rg_ring[RING];
+static uint64_t rg_tail __attribute__((aligned(64)));
+
+static inline uint32_t rg_mark(uint64_t t)
+{
+	return (uint32_t)t << 1 | 1;
+}
+
+static int rg_init(void)
+{
+	return 0;
+}
+
+static int rg_wait(uint64_t t)
+{
+	struct rg_slot *s = &rg_ring[t & (RING - 1)];
+	uint32_t mark = rg_mark(t);
+	int i;
+
+	for (i = 0; i < RING_SPIN; i++) {
+		if (__atomic_load_n(&rg_tail, __ATOMIC_ACQUIRE) == t)
+			return 0;
+		cpu_relax();
+	}
+	while (__atomic_load_n(&rg_tail, __ATOMIC_ACQUIRE) != t) {
+		/*
+		 * Mark, then read the tail; the completion writes the tail,
+		 * then reads the mark: one of us sees the other's store.
+		 */
+		__atomic_store_n(&s->word, mark, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&rg_tail, __ATOMIC_SEQ_CST) == t)
+			break;
+		/* Returns at once if the completion cleared the mark. */
+		futex(&s->word, FUTEX_WAIT_PRIVATE, mark);
+	}
+	return 0;
+}
+
+static int rg_complete(uint64_t t)
+{
+	struct rg_slot *s = &rg_ring[(t + 1) & (RING - 1)];
+
+	__atomic_store_n(&rg_tail, t + 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->word, __ATOMIC_SEQ_CST) != rg_mark(t + 1))
+		return 0;
+	/*
+	 * Clear before the wake: a waiter not yet asleep then finds the word
+	 * changed and does not sleep on a wake that already went by.
+	 */
+	__atomic_store_n(&s->word, 0, __ATOMIC_SEQ_CST);
+	futex(&s->word, FUTEX_WAKE_PRIVATE, 1);
+	return 0;
+}
+
+static const struct seq_ops seq_ring = {
+	"ring", rg_init, user_take, rg_wait, rg_complete, 1,
+};
+
 /* --- spin ------------------------------------------------------------- */
 
 static uint64_t sp_next;
@@ -264,7 +348,7 @@ static const struct seq_ops seq_spin = {
 };
 
 static const struct seq_ops *const contenders[] = {
-	&seq_ordsched, &seq_condvar, &seq_futex, &seq_spin,
+	&seq_ordsched, &seq_condvar, &seq_futex, &seq_ring, &seq_spin,
 };
 
 /* --- work, commit, threads -------------------------------------------- */
@@ -388,7 +472,7 @@ int main(int argc, char **argv)
 	arg_u64(argc, argv, "duration_ms", &duration_ms);
 	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
 		fprintf(stderr,
-			"usage: %s contender=ordsched|condvar|futex|spin threads=T work_ns=W [duration_ms=MS]\n",
+			"usage: %s contender=ordsched|condvar|futex|ring|spin threads=T work_ns=W [duration_ms=MS]\n",
 			argv[0]);
 		return 2;
 	}
