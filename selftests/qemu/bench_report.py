@@ -345,7 +345,7 @@ def delays_goals(summary):
     return goals
 
 
-COMMIT_ORDER = ["ordsched", "condvar", "futex", "spin"]
+COMMIT_ORDER = ["ordsched", "ring", "condvar", "futex", "spin"]
 
 
 def commit_summary(runs):
@@ -378,13 +378,13 @@ def commit_ratio(summary, t, w, a, b):
 
 def commit_best_blocking(summary, t, w):
     vals = [summary[(t, w, c)]["items_per_s"]["median"]
-            for c in ("condvar", "futex") if (t, w, c) in summary]
+            for c in ("ring", "condvar", "futex") if (t, w, c) in summary]
     return max(vals) if vals else None
 
 
 def commit_table(summary, meta):
     out = ["Ordered commit in userspace, %s CPUs: median (half-range %%); "
-           "syscalls counted for ordsched and futex only" % meta.get("cpus", "?"),
+           "syscalls counted for ordsched, ring and futex only" % meta.get("cpus", "?"),
            "%3s %6s %-9s %16s %7s %7s %9s %9s %10s %12s"
            % ("T", "W us", "", "items/s", "x spin", "x best", "sysc/it",
               "vcsw/it", "CPUs busy", "wait us/it")]
@@ -423,7 +423,7 @@ def commit_goals(summary, meta):
         if cpus and t >= 4 * cpus:
             best = commit_best_blocking(summary, t, w)
             goals.append({"goal": "commit T=%d W=%gus: ordsched vs best of "
-                          "condvar, futex >= 2x" % (t, w / 1e3),
+                          "ring, condvar, futex >= 2x" % (t, w / 1e3),
                           "value": s["items_per_s"]["median"] / best
                           if best else None, "target": 2.0})
         goals.append({"goal": "commit T=%d W=%gus: ordsched syscalls per item "
