@@ -54,11 +54,12 @@
  * tree in submission order; a work item never runs concurrently with
  * itself, so the targets receive them in that order too.
  *
- * Flush uses two colors, like workqueue flushes: a task takes the current
+ * Flush uses colors, like workqueue flushes: a task takes the current
  * color when submitted, inflight[color] counts submissions neither
- * finished nor cancelled, and a flush flips the color and waits for the
- * old one to drain. It waits for exactly the tasks submitted before it,
- * whatever comes later.
+ * finished nor cancelled, and a flush moves the color on and waits for
+ * every other color to drain. It waits for exactly the tasks submitted
+ * before it, whatever comes later. A killed flush leaves its color still
+ * draining; with four colors the next flush still has one of its own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -83,6 +84,9 @@
 
 /* Tasks taken out of the tree per hold of the lock: bounds irq-off time. */
 #define DELAY_CHUNK	32
+
+#define DELAY_COLORS	4
+#define DELAY_ALL_COLORS	(BIT(DELAY_COLORS) - 1)
 
 enum delay_state {
 	DELAY_IDLE,
@@ -111,7 +115,7 @@ struct ordsched_delay {
 	bool hurry;
 	u8 color;
 	u64 next_seq;
-	u64 inflight[2];
+	u64 inflight[DELAY_COLORS];
 	struct work_struct dispatch;
 	/* Wakes @idle: wake_up() takes a spinlock_t, not under d->lock. */
 	struct work_struct wake;
@@ -158,7 +162,7 @@ static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 
 	/* Under the lock: inflight[] changes only under it. */
 	raw_spin_lock_irq(&d->lock);
-	for (c = 0; c < 2; c++)
+	for (c = 0; c < DELAY_COLORS; c++)
 		if ((colors & BIT(c)) && d->inflight[c])
 			drained = false;
 	raw_spin_unlock_irq(&d->lock);
@@ -182,7 +186,7 @@ static void delay_kick(struct ordsched_delay *d)
 	if (d->dispatching)
 		return;
 	d->dispatching = true;
-	queue_work(system_highpri_wq, &d->dispatch);
+	queue_work(ordsched_highpri_wq, &d->dispatch);
 }
 
 static enum hrtimer_restart delay_expire(struct hrtimer *timer)
@@ -520,22 +524,31 @@ EXPORT_SYMBOL_GPL(ordsched_delay_cancel);
  * returned) or been cancelled. Deadlines are kept: a flush waits for them
  * (use ordsched_delay_stop() to hurry them). Tasks submitted during the
  * flush, also by the tasks themselves, are not waited for. Concurrent
- * flushes are serialized.
+ * flushes are serialized. The wait is killable: far deadlines are normal
+ * here, and the caller may be told to give up.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not from a task of @d.
+ * Return: 0, or -EINTR if a fatal signal came first.
  */
-void ordsched_delay_flush(struct ordsched_delay *d)
+int ordsched_delay_flush(struct ordsched_delay *d)
 {
-	unsigned int old;
+	unsigned int next, others;
+	int ret;
 
-	mutex_lock(&d->flush_mutex);
-	raw_spin_lock_irq(&d->lock);
-	old = d->color;
-	d->color ^= 1;
-	raw_spin_unlock_irq(&d->lock);
-	/* Far deadlines are normal here: wait as idle, not as hung. */
-	wait_event_idle(d->idle, delay_drained(d, BIT(old)));
+	if (mutex_lock_killable(&d->flush_mutex))
+		return -EINTR;
+	next = (d->color + 1) % DELAY_COLORS;
+	others = DELAY_ALL_COLORS & ~BIT(next);
+	/* Left there by killed flushes: those tasks came before us too. */
+	ret = wait_event_killable(d->idle, delay_drained(d, BIT(next)));
+	if (!ret) {
+		raw_spin_lock_irq(&d->lock);
+		d->color = next;
+		raw_spin_unlock_irq(&d->lock);
+		ret = wait_event_killable(d->idle, delay_drained(d, others));
+	}
 	mutex_unlock(&d->flush_mutex);
+	return ret ? -EINTR : 0;
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_flush);
 
@@ -544,7 +557,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 {
 	struct ordsched_delay_task *task, *next;
 	struct timerqueue_node *first;
-	unsigned int n = 0, per_color[2] = {};
+	unsigned int n = 0, per_color[DELAY_COLORS] = {};
 	LIST_HEAD(batch);
 	int c;
 
@@ -569,7 +582,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 	}
 	/* Retired after the callbacks, so that a flush also waits for them. */
 	raw_spin_lock_irq(&d->lock);
-	for (c = 0; c < 2; c++)
+	for (c = 0; c < DELAY_COLORS; c++)
 		if (per_color[c])
 			delay_retire(d, c, per_color[c]);
 	raw_spin_unlock_irq(&d->lock);
@@ -611,7 +624,7 @@ void ordsched_delay_stop(struct ordsched_delay *d,
 	 * In RUN mode this waits for the targets to run every pending task:
 	 * seconds for 100,000 under a debug kernel. Idle, not hung.
 	 */
-	wait_event_idle(d->idle, delay_drained(d, BIT(0) | BIT(1)));
+	wait_event_idle(d->idle, delay_drained(d, DELAY_ALL_COLORS));
 
 	/* Nothing can be pending now, so nothing can arm or kick again. */
 	hrtimer_cancel(&d->timer);
@@ -634,10 +647,13 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 			      struct ordsched_delay_stats *stats)
 {
 	unsigned long flags;
+	int c;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	*stats = d->stats;
-	stats->inflight = d->inflight[0] + d->inflight[1];
+	stats->inflight = 0;
+	for (c = 0; c < DELAY_COLORS; c++)
+		stats->inflight += d->inflight[c];
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_get_stats);

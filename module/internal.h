@@ -10,6 +10,13 @@
 
 /* main.c */
 extern struct workqueue_struct *ordsched_wq;
+extern struct workqueue_struct *ordsched_highpri_wq;
+
+/*
+ * A destroy that cannot finish (work handed in never, a callback that
+ * never returns) waits on, and says so in the log this often.
+ */
+#define ORDSCHED_DESTROY_WARN_SECS	10
 
 /* debugfs.c */
 enum ordsched_kind {

@@ -34,6 +34,19 @@
  * A task runs on the workqueue as its own work item, so a hot key holds
  * at most one worker at a time and other keys' tasks are queued beside
  * it, never behind it.
+ *
+ * Flush waits for the tasks submitted before it and for no later one,
+ * with colors as workqueue flushes have: a task is counted in the current
+ * color when submitted; a flush moves the color on and waits until every
+ * other color has no task left. A submitter counts its task, then checks
+ * that the color has not moved meanwhile, and if it has, moves its count
+ * to the new color; the flush moves the color, then reads the counts. A
+ * full barrier on each side between the two steps (Dekker) means a flush
+ * either sees the task counted or the submitter sees the new color. A
+ * flush that is killed leaves its color still draining, which is why
+ * there are four colors, not two: the next flush moves to a color of its
+ * own (after waiting for it to drain, should three killed flushes in a
+ * row have left tasks in all of them).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,6 +55,7 @@
 #include <linux/err.h>
 #include <linux/hash.h>
 #include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -59,6 +73,8 @@
 #define KEYED_DEFAULT_ORDER	8
 #define KEYED_MAX_ORDER		16
 
+#define KEYED_COLORS		4
+
 struct keyed_bucket {
 	/* Guards the chain and the queues of the keys on it. */
 	spinlock_t lock;
@@ -73,9 +89,12 @@ struct ordsched_keyed {
 	struct workqueue_struct *wq;
 	/* Taken by rollups around their bucket locks; see the top comment. */
 	spinlock_t rollup_lock;
-	/* Tasks submitted and not yet finished; flush waits for 0. */
-	atomic_long_t inflight;
+	/* The flush color and the unfinished tasks of each; see above. */
+	unsigned int color;
+	atomic_long_t inflight[KEYED_COLORS];
 	wait_queue_head_t waitq;
+	/* Serializes flushes: each owns the color flip until drained. */
+	struct mutex flush_mutex;
 	struct ordsched_keyed_stats __percpu *stats;
 	struct dentry *debugfs;
 	char name[32];
@@ -168,12 +187,20 @@ static void keyed_release(struct ordsched_keyed *kx,
 	}
 }
 
+/* A task of @color is over; fully ordered, pairs with keyed_drained(). */
+static void keyed_uncount(struct ordsched_keyed *kx, unsigned int color)
+{
+	if (atomic_long_dec_and_test(&kx->inflight[color]))
+		wake_up_all(&kx->waitq);
+}
+
 static void keyed_work_fn(struct work_struct *work)
 {
 	struct ordsched_keyed_task *task =
 		container_of(work, struct ordsched_keyed_task, work);
 	struct ordsched_keyed *kx = task->kx;
 	ordsched_keyed_fn done = task->done;
+	unsigned int color = task->color;
 
 	trace_ordsched_keyed_run(kx->id, task);
 	task->fn(task);
@@ -184,8 +211,7 @@ static void keyed_work_fn(struct work_struct *work)
 		done(task);
 	/* ordsched_keyed_destroy() waits for this section with RCU. */
 	rcu_read_lock();
-	if (atomic_long_dec_and_test(&kx->inflight))
-		wake_up_all(&kx->waitq);
+	keyed_uncount(kx, color);
 	rcu_read_unlock();
 }
 
@@ -303,7 +329,7 @@ int ordsched_keyed_submit(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
 			  const u64 *keys, unsigned int nr_keys)
 {
-	unsigned int i, heads;
+	unsigned int i, heads, color;
 
 	if (!keyed_keys_valid(keys, nr_keys, task->nr_tokens))
 		return -EINVAL;
@@ -316,7 +342,17 @@ int ordsched_keyed_submit(struct ordsched_keyed *kx,
 	}
 	/* One more than the tokens: nobody dispatches until all are queued. */
 	atomic_set(&task->waiting, nr_keys + 1);
-	atomic_long_inc(&kx->inflight);
+	/* Count the task in the current color; see the top comment. */
+	for (;;) {
+		color = READ_ONCE(kx->color);
+		atomic_long_inc(&kx->inflight[color]);
+		/* Pairs with the smp_mb() in ordsched_keyed_flush(). */
+		smp_mb__after_atomic();
+		if (likely(READ_ONCE(kx->color) == color))
+			break;
+		keyed_uncount(kx, color);
+	}
+	task->color = color;
 	this_cpu_inc(kx->stats->submitted);
 	if (nr_keys > 1)
 		this_cpu_inc(kx->stats->rollups);
@@ -359,21 +395,53 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_task_init);
 
+/* Has every color in the mask @colors no unfinished task? */
+static bool keyed_drained(struct ordsched_keyed *kx, unsigned long colors)
+{
+	unsigned int c;
+
+	/* The acquires pair with the decrements in keyed_uncount(). */
+	for_each_set_bit(c, &colors, KEYED_COLORS)
+		if (atomic_long_read_acquire(&kx->inflight[c]))
+			return false;
+	return true;
+}
+
+#define KEYED_ALL_COLORS	(BIT(KEYED_COLORS) - 1)
+
 /**
- * ordsched_keyed_flush() - wait until no task is in flight
+ * ordsched_keyed_flush() - wait for the tasks submitted so far
  * @kx: the executor
  *
- * Waits until every task submitted has finished (its @done called). With
- * submitters still at work this also waits for their tasks, and may not
- * return while they keep @kx busy.
+ * Returns once every task submitted before the call has finished: its
+ * function and its @done have returned. Tasks submitted later, also by the
+ * tasks themselves, are not waited for. Concurrent flushes are serialized.
+ * The wait is killable: a task that never returns would otherwise hold
+ * the caller forever.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not from a task of @kx.
+ * Return: 0, or -EINTR if a fatal signal came first.
  */
-void ordsched_keyed_flush(struct ordsched_keyed *kx)
+int ordsched_keyed_flush(struct ordsched_keyed *kx)
 {
+	unsigned int next, others;
+	int ret;
+
 	might_sleep();
-	/* The acquire pairs with the fully ordered decrement in keyed_work_fn(). */
-	wait_event(kx->waitq, !atomic_long_read_acquire(&kx->inflight));
+	if (mutex_lock_killable(&kx->flush_mutex))
+		return -EINTR;
+	next = (kx->color + 1) % KEYED_COLORS;
+	others = KEYED_ALL_COLORS & ~BIT(next);
+	/* Left there by killed flushes: those tasks came before us too. */
+	ret = wait_event_killable(kx->waitq, keyed_drained(kx, BIT(next)));
+	if (!ret) {
+		WRITE_ONCE(kx->color, next);
+		/* Pairs with smp_mb__after_atomic() in ordsched_keyed_submit(). */
+		smp_mb();
+		ret = wait_event_killable(kx->waitq, keyed_drained(kx, others));
+	}
+	mutex_unlock(&kx->flush_mutex);
+	return ret ? -EINTR : 0;
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_flush);
 
@@ -427,10 +495,14 @@ static int keyed_stats_show(struct seq_file *m, void *unused)
 {
 	struct ordsched_keyed *kx = m->private;
 	struct ordsched_keyed_stats st;
+	long inflight = 0;
+	unsigned int c;
 
+	for (c = 0; c < KEYED_COLORS; c++)
+		inflight += atomic_long_read(&kx->inflight[c]);
 	ordsched_keyed_get_stats(kx, &st);
 	seq_printf(m, "buckets: %u\ninflight: %ld\nlive_keys: %llu\n",
-		   1U << kx->order, atomic_long_read(&kx->inflight),
+		   1U << kx->order, inflight,
 		   st.keys_created - st.keys_reclaimed);
 	seq_printf(m, "submitted: %llu\nrollups: %llu\nparked: %llu\nran: %llu\n",
 		   st.submitted, st.rollups, st.parked, st.ran);
@@ -475,8 +547,8 @@ ordsched_keyed_create(const struct ordsched_keyed_params *params)
 	kx->order = order;
 	kx->wq = p->wq ?: ordsched_wq;
 	spin_lock_init(&kx->rollup_lock);
-	atomic_long_set(&kx->inflight, 0);
 	init_waitqueue_head(&kx->waitq);
+	mutex_init(&kx->flush_mutex);
 	kx->id = ordsched_next_id();
 	strscpy(kx->name, p->name ?: "keyed", sizeof(kx->name));
 	kx->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_KEYED, kx->name,
@@ -492,24 +564,47 @@ err_free_kx:
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_create);
 
+/*
+ * Wait until no task is in flight, of either color, however long it takes
+ * (tasks may submit tasks): destroy cannot fail, and freeing earlier would
+ * let a worker run on freed memory.
+ */
+static void keyed_quiesce(struct ordsched_keyed *kx)
+{
+	unsigned int waited = 0;
+
+	/* A timed wait: not a hung task while the log says why. */
+	while (!wait_event_timeout(kx->waitq,
+				   keyed_drained(kx, KEYED_ALL_COLORS), HZ)) {
+		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
+			pr_warn("destroying keyed executor %s: tasks unfinished after %u s\n",
+				kx->name, waited);
+	}
+	/* The last task's worker may still be leaving keyed_work_fn(). */
+	synchronize_rcu();
+}
+
 /**
- * ordsched_keyed_destroy() - free a keyed executor
+ * ordsched_keyed_destroy() - drain and free a keyed executor
  * @kx: the executor (NULL or an ERR_PTR() is ignored)
  *
- * Tasks still in flight are run first: destroy flushes. The caller must
- * have stopped submitting.
+ * Waits until every task submitted has finished (its @done returned),
+ * including tasks submitted by tasks while it waits, then frees the
+ * executor. When it returns, nothing runs a task of @kx and nothing will:
+ * the module that owns the tasks may unload. Nobody may submit from
+ * outside the tasks once destroy is called.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not from a task of @kx.
  */
 void ordsched_keyed_destroy(struct ordsched_keyed *kx)
 {
 	if (IS_ERR_OR_NULL(kx))
 		return;
-	ordsched_keyed_flush(kx);
-	/* The last task's worker may still be leaving keyed_work_fn(). */
-	synchronize_rcu();
+	might_sleep();
+	keyed_quiesce(kx);
 	WARN_ON(ordsched_keyed_live_keys(kx));
 	debugfs_remove(kx->debugfs);
+	mutex_destroy(&kx->flush_mutex);
 	free_percpu(kx->stats);
 	kvfree(kx->buckets);
 	kfree(kx);

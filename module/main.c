@@ -18,6 +18,12 @@
  */
 struct workqueue_struct *ordsched_wq;
 
+/*
+ * Hands due delayed tasks to their targets: per CPU and high priority, as
+ * system_highpri_wq, with a rescuer of its own for the same reason.
+ */
+struct workqueue_struct *ordsched_highpri_wq;
+
 static int __init ordsched_init(void)
 {
 	int ret;
@@ -26,6 +32,12 @@ static int __init ordsched_init(void)
 				      WQ_MEM_RECLAIM, 0);
 	if (!ordsched_wq)
 		return -ENOMEM;
+	ordsched_highpri_wq = alloc_workqueue("ordsched_highpri", WQ_HIGHPRI |
+					     WQ_MEM_RECLAIM, 0);
+	if (!ordsched_highpri_wq) {
+		destroy_workqueue(ordsched_wq);
+		return -ENOMEM;
+	}
 	ordsched_debugfs_init();
 	ordsched_stream_default_init();
 
@@ -37,6 +49,7 @@ static int __init ordsched_init(void)
 err_debugfs:
 	ordsched_stream_default_exit();
 	ordsched_debugfs_exit();
+	destroy_workqueue(ordsched_highpri_wq);
 	destroy_workqueue(ordsched_wq);
 	return ret;
 }
@@ -46,6 +59,7 @@ static void __exit ordsched_exit(void)
 	ordsched_chardev_exit();
 	ordsched_stream_default_exit();
 	ordsched_debugfs_exit();
+	destroy_workqueue(ordsched_highpri_wq);
 	destroy_workqueue(ordsched_wq);
 }
 

@@ -109,13 +109,16 @@ EXPORT_SYMBOL_GPL(ordsched_pipeline_submit_wait);
  * ordsched_pipeline_flush() - wait for the serial steps of submitted jobs
  * @pl: the pipeline
  *
- * Returns once every job submitted before the call has run its serial step.
+ * Returns once every job submitted before the call has run its serial
+ * step; jobs submitted later are not waited for. Killable, as
+ * ordsched_seq_flush().
  *
  * Context: process context, may sleep.
+ * Return: 0, or -EINTR if a fatal signal came first.
  */
-void ordsched_pipeline_flush(struct ordsched_pipeline *pl)
+int ordsched_pipeline_flush(struct ordsched_pipeline *pl)
 {
-	ordsched_seq_flush(pl->seq);
+	return ordsched_seq_flush(pl->seq);
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_flush);
 
@@ -191,27 +194,24 @@ ordsched_pipeline_create(const struct ordsched_pipeline_params *params)
 EXPORT_SYMBOL_GPL(ordsched_pipeline_create);
 
 /**
- * ordsched_pipeline_destroy() - free a pipeline
+ * ordsched_pipeline_destroy() - drain and free a pipeline
  * @pl: the pipeline (NULL or an ERR_PTR() is ignored)
  *
- * Every submitted job must have run its serial step: call
- * ordsched_pipeline_flush() first. With jobs in flight this is a caller
- * bug: it is reported with a warning and nothing is freed.
+ * Waits until every job submitted has run both steps, including jobs that
+ * serial steps submit while it waits, then frees the pipeline. When it
+ * returns, nothing runs a step of @pl and nothing will: the module that
+ * owns the steps may unload. Nobody may submit from outside the steps
+ * once destroy is called.
  *
- * Context: process context, may sleep.
- * Return: 0, or -EBUSY if jobs are in flight (nothing freed).
+ * Context: process context, may sleep; not from a step of @pl.
  */
-int ordsched_pipeline_destroy(struct ordsched_pipeline *pl)
+void ordsched_pipeline_destroy(struct ordsched_pipeline *pl)
 {
-	int ret;
-
 	if (IS_ERR_OR_NULL(pl))
-		return 0;
-	ret = ordsched_seq_destroy(pl->seq);
-	if (ret)
-		return ret;
+		return;
+	/* Every job holds a ticket until its serial step has run. */
+	ordsched_seq_destroy(pl->seq);
 	debugfs_remove(pl->debugfs);
 	kfree(pl);
-	return 0;
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_destroy);

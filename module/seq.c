@@ -37,7 +37,10 @@
  * Teardown: every hand-in and every drain runs with bottom halves
  * disabled, which is an RCU read-side critical section, so once the tail
  * has caught up with the head, synchronize_rcu() waits out any thread
- * still inside the sequencer and it can be freed.
+ * still inside the sequencer. Destroy waits for that state (it drains,
+ * as destroy_workqueue() does) instead of refusing: a module's exit
+ * cannot fail, and must not return while a worker may still run its
+ * items.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -287,6 +290,21 @@ static bool seq_has_room(struct ordsched_seq *seq, unsigned int n)
 	return used <= seq_size(seq) - n;
 }
 
+/*
+ * The tail as a ticket taker reads it, after its read of the head. Out of
+ * line on purpose: the self-tests put a kprobe here that holds the taker
+ * between the two reads while other threads take and drain tickets, the
+ * preemption that once made a stale head answer a spurious -EAGAIN.
+ */
+static noinline __noclone u64 seq_taker_tail(struct ordsched_seq *seq)
+{
+	/*
+	 * Pairs with the release in seq_drain(): every slot below tail + R
+	 * has been freed for its new ticket.
+	 */
+	return atomic64_read_acquire(&seq->tail);
+}
+
 /**
  * ordsched_seq_tickets() - take @n consecutive tickets
  * @seq: the sequencer
@@ -308,11 +326,7 @@ int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
 
 	head = atomic64_read(&seq->head);
 	for (;;) {
-		/*
-		 * Pairs with the release in seq_drain(): every slot below
-		 * tail + R has been freed for its new ticket.
-		 */
-		u64 tail = atomic64_read_acquire(&seq->tail);
+		u64 tail = seq_taker_tail(seq);
 
 		/*
 		 * A tail past the head we hold means our head is stale: we
@@ -389,17 +403,23 @@ EXPORT_SYMBOL_GPL(ordsched_seq_tail);
  * @seq: the sequencer
  *
  * Waits until every ticket handed out before the call has been run or
- * trashed, including items a work item took over. Tickets taken later are
- * not waited for. Never returns if a ticket is never handed in.
+ * trashed, including items a work item took over. Tickets taken later,
+ * also by the items themselves, are not waited for. The wait is killable:
+ * a ticket that is never handed in would otherwise hold the caller
+ * forever.
  *
  * Context: process context, may sleep.
+ * Return: 0, or -EINTR if a fatal signal came first.
  */
-void ordsched_seq_flush(struct ordsched_seq *seq)
+int ordsched_seq_flush(struct ordsched_seq *seq)
 {
 	u64 head = atomic64_read(&seq->head);
 
 	might_sleep();
-	wait_event(seq->waitq, (s64)(ordsched_seq_tail(seq) - head) >= 0);
+	if (wait_event_killable(seq->waitq,
+				(s64)(ordsched_seq_tail(seq) - head) >= 0))
+		return -EINTR;
+	return 0;
 }
 EXPORT_SYMBOL_GPL(ordsched_seq_flush);
 
@@ -516,39 +536,63 @@ err_free_seq:
 }
 EXPORT_SYMBOL_GPL(ordsched_seq_create);
 
+/*
+ * Wait until no ticket is outstanding and nothing runs inside @seq, for as
+ * long as it takes: destroy cannot fail, and freeing earlier would let a
+ * late hand-in or a worker run on freed memory. Items may take tickets
+ * themselves, so a tail that caught up is checked again once the last
+ * drainer has left. A ticket never handed in is the caller's bug; it is
+ * named in the log every ORDSCHED_DESTROY_WARN_SECS.
+ */
+static void seq_quiesce(struct ordsched_seq *seq)
+{
+	unsigned int waited = 0;
+	u64 head;
+
+	for (;;) {
+		head = atomic64_read(&seq->head);
+		if (ordsched_seq_tail(seq) == head) {
+			/* Hand-ins and drains run with BH off: an RCU section. */
+			synchronize_rcu();
+			flush_work(&seq->handoff_work);
+			if (atomic64_read(&seq->head) == head)
+				return;
+			continue;
+		}
+		/* A timed wait: not a hung task while the log says why. */
+		if (wait_event_timeout(seq->waitq,
+				       ordsched_seq_tail(seq) ==
+				       (u64)atomic64_read(&seq->head), HZ))
+			continue;
+		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
+			pr_warn("destroying sequencer %s: %llu tickets not handed in after %u s\n",
+				seq->name, head - ordsched_seq_tail(seq), waited);
+	}
+}
+
 /**
- * ordsched_seq_destroy() - free a sequencer
+ * ordsched_seq_destroy() - drain and free a sequencer
  * @seq: the sequencer (NULL or an ERR_PTR() is ignored)
  *
- * Every ticket taken must have been handed in or trashed and run: call
- * ordsched_seq_flush() first if items may still be parked. Destroying with
- * tickets outstanding is a bug in the caller: it is reported with a
- * warning and the sequencer is left alone, so the threads still holding
- * tickets do not touch freed memory.
+ * Waits until every ticket taken has been handed in or trashed and every
+ * item has run, including tickets that items take while it waits, then
+ * frees the sequencer. When it returns, nothing runs any item of @seq and
+ * nothing will: the module that owns the items may unload. Threads that
+ * hold tickets must still hand them in; a ticket never handed in keeps
+ * destroy waiting (and named in the kernel log every 10 s). Nobody may
+ * take new tickets from outside the items once destroy is called.
  *
- * Context: process context, may sleep.
- * Return: 0, or -EBUSY if tickets are outstanding (nothing freed).
+ * Context: process context, may sleep; not from an item of @seq.
  */
-int ordsched_seq_destroy(struct ordsched_seq *seq)
+void ordsched_seq_destroy(struct ordsched_seq *seq)
 {
-	u64 head, tail;
-
 	if (IS_ERR_OR_NULL(seq))
-		return 0;
-	head = atomic64_read(&seq->head);
-	tail = ordsched_seq_tail(seq);
-	if (WARN(head != tail,
-		 "ordsched: destroying sequencer %s with %llu tickets outstanding\n",
-		 seq->name, head - tail))
-		return -EBUSY;
-
-	/* Hand-ins and drains run with BH off: wait for the last to leave. */
-	synchronize_rcu();
-	flush_work(&seq->handoff_work);
+		return;
+	might_sleep();
+	seq_quiesce(seq);
 	debugfs_remove(seq->debugfs);
 	free_percpu(seq->stats);
 	kvfree(seq->ring);
 	kfree(seq);
-	return 0;
 }
 EXPORT_SYMBOL_GPL(ordsched_seq_destroy);

@@ -222,15 +222,19 @@ EXPORT_SYMBOL_GPL(ordsched_spread_kick);
  *
  * Returns once the spreader has stopped with every slot empty and the
  * producer dry: every job of every group pulled so far has been
- * dispatched. Kicks during the wait extend it.
+ * dispatched. Kicks during the wait extend it. The wait is killable: a
+ * producer that never runs dry would otherwise hold the caller forever.
  *
  * Context: process context, may sleep; not from a callback of @sp.
+ * Return: 0, or -EINTR if a fatal signal came first.
  */
-void ordsched_spread_flush(struct ordsched_spread *sp)
+int ordsched_spread_flush(struct ordsched_spread *sp)
 {
 	might_sleep();
 	/* The acquire pairs with the work item's fully ordered subtraction. */
-	wait_event(sp->waitq, !atomic_read_acquire(&sp->wip));
+	if (wait_event_killable(sp->waitq, !atomic_read_acquire(&sp->wip)))
+		return -EINTR;
+	return 0;
 }
 EXPORT_SYMBOL_GPL(ordsched_spread_flush);
 

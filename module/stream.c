@@ -229,21 +229,51 @@ static void stream_barrier_fn(struct ordsched_stream_item *item)
 	complete(&container_of(item, struct stream_barrier, item)->done);
 }
 
+/*
+ * Queue a barrier and wait until it has run: every item queued before it
+ * has run or was cancelled. Killable for flush; for destroy, which cannot
+ * fail, as long as it takes, saying so in the log.
+ */
+static int stream_barrier(struct ordsched_stream *stream, bool killable)
+{
+	struct stream_barrier barrier;
+	unsigned int waited = 0;
+
+	init_completion(&barrier.done);
+	ordsched_stream_item_init(&barrier.item, stream_barrier_fn);
+	ordsched_stream_queue(stream, &barrier.item);
+	if (killable) {
+		if (!wait_for_completion_killable(&barrier.done))
+			return 0;
+		/* Take the barrier back; one that has started ends at once. */
+		if (!ordsched_stream_cancel(stream, &barrier.item))
+			wait_for_completion(&barrier.done);
+		return -EINTR;
+	}
+	/* A timed wait: not a hung task while the log says why. */
+	while (!wait_for_completion_timeout(&barrier.done, HZ)) {
+		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
+			pr_warn("destroying a stream of set %s: an item has not returned after %u s\n",
+				stream->set->name, waited);
+	}
+	return 0;
+}
+
 /**
  * ordsched_stream_flush() - wait until the items queued so far have run
  * @stream: the stream
  *
  * Queues a barrier item and waits for it: every item queued before the
  * call has run (or was cancelled) when this returns. Items queued later
- * are not waited for. An idle stream returns at once. Must not be called
- * from an item of @stream.
+ * are not waited for. An idle stream returns at once. The wait is
+ * killable: an item that never returns would otherwise hold the caller
+ * forever. Must not be called from an item of @stream.
  *
  * Context: process context, may sleep.
+ * Return: 0, or -EINTR if a fatal signal came first.
  */
-void ordsched_stream_flush(struct ordsched_stream *stream)
+int ordsched_stream_flush(struct ordsched_stream *stream)
 {
-	struct stream_barrier barrier;
-
 	might_sleep();
 	/*
 	 * wip is 0 only once a drain has seen the list empty after every
@@ -251,11 +281,8 @@ void ordsched_stream_flush(struct ordsched_stream *stream)
 	 * atomic_sub_return() in stream_drain_fn(): the items' work is seen.
 	 */
 	if (!atomic_read_acquire(&stream->wip))
-		return;
-	init_completion(&barrier.done);
-	ordsched_stream_item_init(&barrier.item, stream_barrier_fn);
-	ordsched_stream_queue(stream, &barrier.item);
-	wait_for_completion(&barrier.done);
+		return 0;
+	return stream_barrier(stream, true);
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_flush);
 
@@ -279,29 +306,30 @@ void ordsched_stream_init(struct ordsched_stream *stream,
 EXPORT_SYMBOL_GPL(ordsched_stream_init);
 
 /**
- * ordsched_stream_destroy() - tear down a stream
+ * ordsched_stream_destroy() - drain and tear down a stream
  * @stream: the stream
  *
- * Items still queued are run, not cancelled: destroy flushes the stream,
- * then waits until its drain has left. The caller must stop queueing
- * first; to drop pending items instead, cancel them before. Afterwards the
- * stream's memory is the caller's. Must not be called from an item of
- * @stream.
+ * Items still queued are run, not cancelled, including items that items
+ * queue while destroy waits; destroy returns once the stream is idle and
+ * its drain has left. When it returns, nothing runs an item of @stream and
+ * nothing will: the module that owns the items may unload, and the
+ * stream's memory is the caller's. To drop pending items instead, cancel
+ * them first. Nobody may queue from outside the stream's items once
+ * destroy is called. Must not be called from an item of @stream.
  *
  * Context: process context, may sleep.
  */
 void ordsched_stream_destroy(struct ordsched_stream *stream)
 {
-	ordsched_stream_flush(stream);
+	might_sleep();
+	/* The acquire pairs with the drain's fully ordered subtraction. */
+	while (atomic_read_acquire(&stream->wip))
+		stream_barrier(stream, false);
 	/*
-	 * The drain may still be on its way out, or have requeued itself at
-	 * the budget just before the list ran empty: cancel_work_sync()
-	 * waits for a running drain and copes with one that requeues itself.
+	 * Idle: the last drain may still be on its way out of
+	 * stream_drain_fn(); wait until it has left.
 	 */
 	cancel_work_sync(&stream->drain);
-	WARN_ONCE(!list_empty(&stream->items),
-		  "ordsched: stream of set %s destroyed while being queued to\n",
-		  stream->set->name);
 	atomic_dec(&stream->set->streams);
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_destroy);

@@ -55,6 +55,7 @@ static int __init ordsched_test_init(void)
 		ordsched_spread_suite,
 		ordsched_delay_suite,
 		ordsched_hardirq_suite,
+		ordsched_contract_suite,
 	};
 
 	int ret;

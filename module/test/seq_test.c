@@ -10,10 +10,14 @@
 #include <linux/err.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <ordsched.h>
 
 #include "ktest.h"
@@ -240,7 +244,7 @@ static void stress_run(struct ktest *t, u64 first, u64 n,
 		   n, nr_trashed, stats.parked, stats.peak_depth);
 	ktest_diag(t, "%llu drains, %llu hand-offs, %llu overflows",
 		   stats.inline_drains, stats.handoffs, stats.overflows);
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(s->seq), 0);
+	ordsched_seq_destroy(s->seq);
 out_free:
 	bitmap_free(s->ran);
 	bitmap_free(s->trashed);
@@ -354,7 +358,7 @@ static void basic_order(struct ktest *t)
 		KT_EXPECT(t, l->who[i] == current);
 	}
 	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), 110);
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	ordsched_seq_destroy(seq);
 	seq = NULL;
 out:
 	ordsched_seq_destroy(seq);
@@ -388,7 +392,7 @@ static void trash_skips(struct ktest *t)
 	KT_EXPECT_EQ(t, st.trashed, 3);
 	KT_EXPECT_EQ(t, st.tickets, 6);
 out:
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	ordsched_seq_destroy(seq);
 	kfree(l);
 }
 
@@ -428,7 +432,7 @@ static void window_full(struct ktest *t)
 					    .ring_order = 21 }) ==
 		     ERR_PTR(-EINVAL), true);
 out:
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	ordsched_seq_destroy(seq);
 	kfree(l);
 }
 
@@ -468,7 +472,7 @@ static void budget_handoff(struct ktest *t)
 	/* Each worker run stops at the budget too: 192 / 8 hand-offs. */
 	KT_EXPECT_EQ(t, st.handoffs, 24);
 out:
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	ordsched_seq_destroy(seq);
 	kfree(l);
 }
 
@@ -492,7 +496,7 @@ static void flush_waits(struct ktest *t)
 	/* Nothing outstanding: flush returns at once. */
 	ordsched_seq_flush(seq);
 out:
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	ordsched_seq_destroy(seq);
 	kfree(l);
 }
 
@@ -503,36 +507,231 @@ static void destroy_idle(struct ktest *t)
 
 	if (!KT_EXPECT(t, !IS_ERR(seq)))
 		return;
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(NULL), 0);
+	ordsched_seq_destroy(seq);
+	ordsched_seq_destroy(NULL);
 
 	seq = ordsched_seq_create(NULL);
 	if (!KT_EXPECT(t, !IS_ERR(seq)))
 		return;
 	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
 	ordsched_seq_trash(seq, tk);
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
+	ordsched_seq_destroy(seq);
 }
 
 /*
- * Destroying with a ticket outstanding is reported (one WARN, -EBUSY) and
- * frees nothing: the ticket can still be handed in, then destroy works.
+ * Destroy drains: a ticket handed in late, by another thread, and a ticket
+ * an item takes while destroy waits (handed in later still) all run
+ * before destroy returns, in order; destroy returns only then.
  */
-static void destroy_busy_warns(struct ktest *t)
+struct late_hand_in {
+	struct ordsched_seq *seq;
+	struct delayed_work first, chained;
+	struct log *l;
+	u64 tk[3];
+	struct ordsched_seq_item chain_item;
+	bool chained_taken;
+};
+
+static struct late_hand_in *late_of(struct ordsched_seq_item *item)
 {
-	struct ordsched_seq *seq = ordsched_seq_create(NULL);
-	struct log *l = log_alloc();
+	return container_of(item, struct late_hand_in, chain_item);
+}
+
+/* Ticket tk[0]'s item: takes one more ticket, handed in 100 ms later. */
+static void late_chain_fn(struct ordsched_seq_item *item, u64 ticket)
+{
+	struct late_hand_in *lh = late_of(item);
+
+	lh->l->tickets[lh->l->len] = ticket;
+	lh->l->len++;
+	if (!ordsched_seq_ticket(lh->seq, &lh->tk[2])) {
+		lh->chained_taken = true;
+		queue_delayed_work(system_wq, &lh->chained,
+				   msecs_to_jiffies(100));
+	}
+}
+
+static void late_first_fn(struct work_struct *work)
+{
+	struct late_hand_in *lh = container_of(to_delayed_work(work),
+					       struct late_hand_in, first);
+
+	ordsched_seq_submit(lh->seq, lh->tk[0], &lh->chain_item);
+}
+
+static void late_chained_fn(struct work_struct *work)
+{
+	struct late_hand_in *lh = container_of(to_delayed_work(work),
+					       struct late_hand_in, chained);
+
+	ordsched_seq_submit(lh->seq, lh->tk[2], &lh->l->items[2].item);
+}
+
+static void destroy_drains(struct ktest *t)
+{
+	struct late_hand_in *lh = kzalloc(sizeof(*lh), GFP_KERNEL);
+	ktime_t start;
+
+	if (!KT_EXPECT(t, lh))
+		return;
+	lh->l = log_alloc();
+	lh->seq = ordsched_seq_create(NULL);
+	if (!KT_EXPECT(t, lh->l && !IS_ERR(lh->seq)))
+		goto out;
+	INIT_DELAYED_WORK(&lh->first, late_first_fn);
+	INIT_DELAYED_WORK(&lh->chained, late_chained_fn);
+	lh->chain_item.fn = late_chain_fn;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(lh->seq, 2, &lh->tk[0]), 0);
+	lh->tk[1] = lh->tk[0] + 1;
+	/* Parked behind tk[0], which comes 200 ms late. */
+	ordsched_seq_submit(lh->seq, lh->tk[1], &lh->l->items[1].item);
+	queue_delayed_work(system_wq, &lh->first, msecs_to_jiffies(200));
+
+	start = ktime_get();
+	ordsched_seq_destroy(lh->seq);
+	ktest_diag(t, "destroy waited %lld ms",
+		   ktime_ms_delta(ktime_get(), start));
+	KT_EXPECT(t, lh->chained_taken);
+	KT_EXPECT_EQ(t, lh->l->len, 3);
+	KT_EXPECT_EQ(t, lh->l->tickets[0], lh->tk[0]);
+	KT_EXPECT_EQ(t, lh->l->tickets[1], lh->tk[1]);
+	KT_EXPECT_EQ(t, lh->l->tickets[2], lh->tk[2]);
+	KT_EXPECT(t, ktime_ms_delta(ktime_get(), start) >= 250);
+	/* The works only return now; they touch nothing of the sequencer. */
+	flush_delayed_work(&lh->first);
+	flush_delayed_work(&lh->chained);
+out:
+	kfree(lh->l);
+	kfree(lh);
+}
+
+/*
+ * A taker held between its read of the head and its read of the tail, as
+ * a preemption would hold it, while another CPU takes and drains twice the
+ * window: the tail passes the head the taker read. The take must still
+ * succeed (it once answered -EAGAIN, head - tail having wrapped). The hold
+ * is a kprobe on the taker's read of the tail, for the victim thread only.
+ */
+struct stale_head {
+	struct ordsched_seq *seq;
+	struct task_struct *victim;
+	/* 0: armed, 1: the victim is held, 2: released */
+	atomic_t stage;
+	int ret;
+	u64 ticket;
+	struct kprobe kp;
+	struct completion victim_done, driver_done;
+	int driver_ret;
+};
+
+/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
+static int stale_head_hold(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct stale_head *sh = container_of(kp, struct stale_head, kp);
+	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
+
+	if (current != READ_ONCE(sh->victim) ||
+	    atomic_cmpxchg(&sh->stage, 0, 1) != 0)
+		return 0;
+	while (atomic_read(&sh->stage) != 2 &&
+	       ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+	return 0;
+}
+
+static int stale_head_victim(void *arg)
+{
+	struct stale_head *sh = arg;
+
+	sh->ret = ordsched_seq_ticket(sh->seq, &sh->ticket);
+	if (!sh->ret)
+		ordsched_seq_trash(sh->seq, sh->ticket);
+	complete(&sh->victim_done);
+	return 0;
+}
+
+static int stale_head_driver(void *arg)
+{
+	struct stale_head *sh = arg;
+	ktime_t until = ktime_add_ms(ktime_get(), 2000);
+	int i, ret = 0;
 	u64 tk;
 
-	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
-		goto out;
-	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), -EBUSY);
-	ordsched_seq_submit(seq, tk, &l->items[0].item);
-	KT_EXPECT_EQ(t, l->len, 1);
+	while (atomic_read(&sh->stage) != 1) {
+		if (ktime_after(ktime_get(), until)) {
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+		cpu_relax();
+	}
+	for (i = 0; i < 8 && !ret; i++) {
+		ret = ordsched_seq_ticket(sh->seq, &tk);
+		if (!ret)
+			ordsched_seq_trash(sh->seq, tk);
+	}
 out:
-	KT_EXPECT_EQ(t, ordsched_seq_destroy(seq), 0);
-	kfree(l);
+	atomic_set(&sh->stage, 2);
+	sh->driver_ret = ret;
+	complete(&sh->driver_done);
+	return 0;
+}
+
+static void stale_head(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .ring_order = 2 };
+	struct task_struct *victim, *driver;
+	struct stale_head *sh;
+	int ret;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	sh = kzalloc(sizeof(*sh), GFP_KERNEL);
+	if (!KT_EXPECT(t, sh))
+		return;
+	init_completion(&sh->victim_done);
+	init_completion(&sh->driver_done);
+	sh->seq = ordsched_seq_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(sh->seq)))
+		goto out_free;
+	sh->kp.symbol_name = "ordsched:seq_taker_tail";
+	sh->kp.pre_handler = stale_head_hold;
+	ret = register_kprobe(&sh->kp);
+	if (ret) {
+		ktest_skip(t, "no kprobe on seq_taker_tail");
+		goto out_seq;
+	}
+	victim = kthread_create(stale_head_victim, sh, "kt_stale_victim");
+	driver = kthread_create(stale_head_driver, sh, "kt_stale_driver");
+	if (!KT_EXPECT(t, !IS_ERR(victim) && !IS_ERR(driver)))
+		goto out_probe;	/* not reached in practice; leaks a thread */
+	get_task_struct(victim);
+	get_task_struct(driver);
+	kthread_bind(victim, cpumask_first(cpu_online_mask));
+	kthread_bind(driver, cpumask_next(cpumask_first(cpu_online_mask),
+					  cpu_online_mask));
+	WRITE_ONCE(sh->victim, victim);
+	wake_up_process(driver);
+	wake_up_process(victim);
+	/* kthread_stop() of a thread that has not run yet would not run it. */
+	wait_for_completion(&sh->driver_done);
+	wait_for_completion(&sh->victim_done);
+	kthread_stop(driver);
+	kthread_stop(victim);
+	KT_EXPECT_EQ(t, sh->driver_ret, 0);
+	put_task_struct(victim);
+	put_task_struct(driver);
+	KT_EXPECT_EQ(t, atomic_read(&sh->stage), 2);
+	KT_EXPECT_EQ(t, sh->ret, 0);
+	ktest_diag(t, "the held taker got ticket %llu after the tail passed 8",
+		   sh->ticket);
+out_probe:
+	unregister_kprobe(&sh->kp);
+out_seq:
+	ordsched_seq_destroy(sh->seq);
+out_free:
+	kfree(sh);
 }
 
 static const struct ktest_case seq_cases[] = {
@@ -550,7 +749,8 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(wrap_2_32),
 	KT_CASE(wrap_2_63),
 	KT_CASE(wrap_2_64),
-	KT_CASE_WARNS(destroy_busy_warns),
+	KT_CASE(destroy_drains),
+	KT_CASE(stale_head),
 	KT_END
 };
 

@@ -13,6 +13,7 @@ extern const struct ktest_suite ordsched_keyed_suite;
 extern const struct ktest_suite ordsched_spread_suite;
 extern const struct ktest_suite ordsched_delay_suite;
 extern const struct ktest_suite ordsched_hardirq_suite;
+extern const struct ktest_suite ordsched_contract_suite;
 
 /* Cases that leave state behind for the module's exit to clean up. */
 void ordsched_delay_test_exit(void);

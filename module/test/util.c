@@ -2,9 +2,12 @@
 /* Helpers shared by the in-kernel test cases. */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/processor.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 
 #include "util.h"
@@ -87,4 +90,42 @@ int kt_run_threads(unsigned int nr, int (*fn)(void *data, unsigned int idx),
 		;
 	kfree(th);
 	return atomic_read(&all.err);
+}
+
+struct kt_killed {
+	int (*fn)(void *data);
+	void *data;
+	struct completion started;
+};
+
+static int kt_killable_thread(void *arg)
+{
+	struct kt_killed *k = arg;
+
+	allow_signal(SIGKILL);
+	complete(&k->started);
+	return k->fn(k->data);
+}
+
+int kt_run_killed(int (*fn)(void *data), void *data,
+		  unsigned int kill_after_ms)
+{
+	struct kt_killed k = { .fn = fn, .data = data };
+	struct task_struct *task;
+	int ret;
+
+	init_completion(&k.started);
+	task = kthread_create(kt_killable_thread, &k, "kt_killed");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	/* kthread_stop() of a thread that returned on its own needs this. */
+	get_task_struct(task);
+	wake_up_process(task);
+	/* kthread_stop() of a thread that has not run yet would not run it. */
+	wait_for_completion(&k.started);
+	msleep(kill_after_ms);
+	send_sig(SIGKILL, task, 1);
+	ret = kthread_stop(task);
+	put_task_struct(task);
+	return ret;
 }

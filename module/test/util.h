@@ -28,4 +28,12 @@ void kt_spin(unsigned int loops);
 int kt_run_threads(unsigned int nr, int (*fn)(void *data, unsigned int idx),
 		   void *data);
 
+/*
+ * Run @fn(@data) on a kthread that accepts SIGKILL, send it SIGKILL after
+ * @kill_after_ms and wait for @fn to return.
+ * Return: what @fn returned.
+ */
+int kt_run_killed(int (*fn)(void *data), void *data,
+		  unsigned int kill_after_ms);
+
 #endif /* _ORDSCHED_TEST_UTIL_H */

@@ -121,12 +121,28 @@ run_selftest() {
 	res $st $name.exit
 }
 
+# A client module destroys each kind of instance with work in flight and
+# unloads at once: a worker still calling into it would oops.
+run_clients() {
+	for kind in seq pipeline stream keyed spread delay; do
+		case "client.$kind" in "$ordsched_filter"*) ;; *) continue ;; esac
+		say "plan client.$kind"
+		st=0
+		for round in 1 2 3; do
+			insmod $MODDIR/ordsched_client.ko kind=$kind || { st=$?; break; }
+			rmmod ordsched_client || { st=$?; break; }
+		done
+		res $st client.$kind
+	done
+}
+
 mode_check() {
 	kmemleak_reset
 	say "plan module.load"
 	insmod $MODDIR/ordsched.ko
 	res $? module.load
 	run_ktest
+	run_clients
 	for prog in $TESTDIR/*; do
 		[ -x "$prog" ] && [ -f "$prog" ] || continue
 		case "${prog##*/}" in "$ordsched_filter"*) ;; *) continue ;; esac

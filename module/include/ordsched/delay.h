@@ -163,7 +163,7 @@ int ordsched_delay_run_at(struct ordsched_delay *d,
 			  struct ordsched_delay_task *task, u64 when_ns);
 bool ordsched_delay_cancel(struct ordsched_delay *d,
 			   struct ordsched_delay_task *task);
-void ordsched_delay_flush(struct ordsched_delay *d);
+int ordsched_delay_flush(struct ordsched_delay *d);
 void ordsched_delay_stop(struct ordsched_delay *d,
 			 enum ordsched_delay_stop_mode mode);
 void ordsched_delay_get_stats(struct ordsched_delay *d,

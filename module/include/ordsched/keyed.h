@@ -67,6 +67,7 @@ struct ordsched_keyed_token {
  * @nr_keys: how many it names in the current submission
  * @waiting: tokens not yet at the head of their key, plus one while the
  *	task is being submitted
+ * @color: the flush generation it was submitted in
  * @token: the token of a task with at most one key
  *
  * Initialize with ordsched_keyed_task_init(); the fields are ordsched's.
@@ -80,6 +81,7 @@ struct ordsched_keyed_task {
 	unsigned int nr_tokens;
 	unsigned int nr_keys;
 	atomic_t waiting;
+	unsigned int color;
 	struct ordsched_keyed_token token;
 };
 
@@ -126,7 +128,7 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
 int ordsched_keyed_submit(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
 			  const u64 *keys, unsigned int nr_keys);
-void ordsched_keyed_flush(struct ordsched_keyed *kx);
+int ordsched_keyed_flush(struct ordsched_keyed *kx);
 u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx);
 void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
 			      struct ordsched_keyed_stats *stats);

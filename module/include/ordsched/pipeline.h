@@ -71,12 +71,12 @@ struct ordsched_pipeline_params {
 
 struct ordsched_pipeline *
 ordsched_pipeline_create(const struct ordsched_pipeline_params *params);
-int ordsched_pipeline_destroy(struct ordsched_pipeline *pl);
+void ordsched_pipeline_destroy(struct ordsched_pipeline *pl);
 int ordsched_pipeline_submit(struct ordsched_pipeline *pl,
 			     struct ordsched_job *job);
 int ordsched_pipeline_submit_wait(struct ordsched_pipeline *pl,
 				  struct ordsched_job *job);
-void ordsched_pipeline_flush(struct ordsched_pipeline *pl);
+int ordsched_pipeline_flush(struct ordsched_pipeline *pl);
 struct ordsched_seq *ordsched_pipeline_seq(struct ordsched_pipeline *pl);
 
 #endif /* _ORDSCHED_PIPELINE_H */

@@ -93,14 +93,14 @@ struct ordsched_seq_stats {
 };
 
 struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *params);
-int ordsched_seq_destroy(struct ordsched_seq *seq);
+void ordsched_seq_destroy(struct ordsched_seq *seq);
 int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first);
 int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
 			      u64 *first);
 void ordsched_seq_submit(struct ordsched_seq *seq, u64 ticket,
 			 struct ordsched_seq_item *item);
 void ordsched_seq_trash(struct ordsched_seq *seq, u64 ticket);
-void ordsched_seq_flush(struct ordsched_seq *seq);
+int ordsched_seq_flush(struct ordsched_seq *seq);
 u64 ordsched_seq_tail(const struct ordsched_seq *seq);
 void ordsched_seq_get_stats(const struct ordsched_seq *seq,
 			    struct ordsched_seq_stats *stats);

@@ -111,7 +111,7 @@ struct ordsched_spread *
 ordsched_spread_create(const struct ordsched_spread_params *params);
 void ordsched_spread_destroy(struct ordsched_spread *sp);
 void ordsched_spread_kick(struct ordsched_spread *sp);
-void ordsched_spread_flush(struct ordsched_spread *sp);
+int ordsched_spread_flush(struct ordsched_spread *sp);
 void ordsched_spread_get_stats(const struct ordsched_spread *sp,
 			       struct ordsched_spread_stats *stats);
 

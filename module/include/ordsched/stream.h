@@ -124,6 +124,6 @@ void ordsched_stream_queue(struct ordsched_stream *stream,
 			   struct ordsched_stream_item *item);
 bool ordsched_stream_cancel(struct ordsched_stream *stream,
 			    struct ordsched_stream_item *item);
-void ordsched_stream_flush(struct ordsched_stream *stream);
+int ordsched_stream_flush(struct ordsched_stream *stream);
 
 #endif /* _ORDSCHED_STREAM_H */
