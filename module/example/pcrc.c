@@ -11,10 +11,15 @@
  *
  *	data	write: the stream, in writes of any size
  *	log	read: one line per block, in stream order
- *	result	read: waits for every block, then "bytes B blocks N crc32 X",
- *		X being what gzip, zlib or "cksum -a crc32b" give
+ *	result	read: waits for every block, then "bytes B blocks N
+ *		out_of_order K crc32 X", X being what gzip, zlib or "cksum -a
+ *		crc32b" give, K how many blocks finished their parallel step
+ *		out of stream order (and still were folded in order)
  *
- * One stream per module load; block_size is a module parameter.
+ * A write's full blocks are cut first and submitted back to back, up to
+ * PCRC_BATCH at a time, so that their parallel steps really overlap on
+ * the workqueue's workers. One stream per module load; block_size is a
+ * module parameter.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +35,7 @@
 #include <ordsched.h>
 
 #define PCRC_LOG_MAX	SZ_1M
+#define PCRC_BATCH	64
 
 static unsigned int block_size = 4096;
 module_param(block_size, uint, 0444);
@@ -38,6 +44,8 @@ MODULE_PARM_DESC(block_size, "bytes per block (512 to 1 MiB, default 4096)");
 struct pcrc_block {
 	struct ordsched_job job;
 	u64 offset;
+	/* Its place among the parallel steps that have finished. */
+	u64 finished;
 	u32 len;
 	u32 crc;
 	u8 data[];
@@ -54,6 +62,8 @@ static struct {
 	spinlock_t lock;
 	u64 blocks;
 	u64 bytes;
+	u64 out_of_order;
+	atomic64_t finished;
 	u32 state;
 	char *log;
 	size_t log_len;
@@ -66,6 +76,7 @@ static int pcrc_parallel(struct ordsched_job *job)
 
 	/* Raw CRC from 0: crc32_le_combine() folds it in later. */
 	b->crc = crc32_le(0, b->data, b->len);
+	b->finished = atomic64_inc_return(&pcrc.finished) - 1;
 	return 0;
 }
 
@@ -86,6 +97,8 @@ static void pcrc_serial(struct ordsched_job *job, int err)
 	} else {
 		pcrc.log_dropped++;
 	}
+	if (b->finished != pcrc.blocks)
+		pcrc.out_of_order++;
 	pcrc.blocks++;
 	pcrc.bytes += b->len;
 	spin_unlock(&pcrc.lock);
@@ -118,9 +131,27 @@ static int pcrc_submit(struct pcrc_block *b)
 	return ret;
 }
 
+/* Submit the full blocks cut so far, back to back. */
+static int pcrc_submit_batch(struct pcrc_block **batch, unsigned int *nr)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < *nr; i++) {
+		if (ret)
+			kfree(batch[i]);
+		else
+			ret = pcrc_submit(batch[i]);
+	}
+	*nr = 0;
+	return ret;
+}
+
 static ssize_t pcrc_data_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
+	struct pcrc_block *batch[PCRC_BATCH];
+	unsigned int nr = 0;
 	size_t done = 0;
 	int ret = 0;
 
@@ -147,10 +178,18 @@ static ssize_t pcrc_data_write(struct file *file, const char __user *buf,
 		done += n;
 		if (b->len == block_size) {
 			pcrc.partial = NULL;
-			ret = pcrc_submit(b);
-			if (ret)
-				break;
+			batch[nr++] = b;
+			if (nr == PCRC_BATCH) {
+				ret = pcrc_submit_batch(batch, &nr);
+				if (ret)
+					break;
+			}
 		}
+	}
+	if (nr) {
+		int err = pcrc_submit_batch(batch, &nr);
+
+		ret = ret ?: err;
 	}
 	mutex_unlock(&pcrc.write_lock);
 	return done ? done : ret;
@@ -174,15 +213,16 @@ static int pcrc_finish(void)
 static ssize_t pcrc_result_read(struct file *file, char __user *buf,
 				size_t count, loff_t *ppos)
 {
-	char line[96];
+	char line[128];
 	int ret, n;
 
 	ret = pcrc_finish();
 	if (ret)
 		return ret;
 	spin_lock_bh(&pcrc.lock);
-	n = scnprintf(line, sizeof(line), "bytes %llu blocks %llu crc32 %08x\n",
-		      pcrc.bytes, pcrc.blocks, ~pcrc.state);
+	n = scnprintf(line, sizeof(line),
+		      "bytes %llu blocks %llu out_of_order %llu crc32 %08x\n",
+		      pcrc.bytes, pcrc.blocks, pcrc.out_of_order, ~pcrc.state);
 	spin_unlock_bh(&pcrc.lock);
 	return simple_read_from_buffer(buf, count, ppos, line, n);
 }

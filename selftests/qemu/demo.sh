@@ -35,6 +35,8 @@ if [ -w $EVENTS/enable ]; then
 	echo > $DBG/tracing/trace
 fi
 echo "ordsched_example: $result"
+ooo=${result#*out_of_order }
+echo "${ooo%% *} blocks finished their parallel step out of order and were still folded in order"
 head -n 3 $DBG/ordsched_example/log
 echo "..."
 tail -n 1 $DBG/ordsched_example/log
