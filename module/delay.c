@@ -63,7 +63,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -78,9 +77,7 @@
 
 #include "compat.h"
 #include "internal.h"
-/* Two event headers of one system cannot share a file: ours are here. */
-#define CREATE_TRACE_POINTS
-#include "trace_delay.h"
+#include "trace.h"
 
 /* Tasks taken out of the tree per hold of the lock: bounds irq-off time. */
 #define DELAY_CHUNK	32
@@ -124,8 +121,8 @@ struct ordsched_delay {
 	struct mutex flush_mutex;
 	void (*cancelled)(struct ordsched_delay_task *task);
 	struct ordsched_delay_stats stats;
-	unsigned int id;
-	struct dentry *debugfs;
+	/* Name, id, debugfs; the counters above are under d->lock. */
+	struct ordsched_instance inst;
 };
 
 static struct ordsched_delay_task *node_to_task(struct timerqueue_node *node)
@@ -176,7 +173,7 @@ static void delay_arm(struct ordsched_delay *d, ktime_t expires)
 		return;
 	d->armed = expires;
 	d->stats.rearms++;
-	trace_ordsched_delay_arm(d->id, expires, d->slack);
+	trace_ordsched_delay_arm(d->inst.id, expires, d->slack);
 	hrtimer_start_range_ns(&d->timer, expires, d->slack, HRTIMER_MODE_ABS);
 }
 
@@ -208,7 +205,7 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 		delay_kick(d);
 	else if (first)
 		delay_arm(d, first->expires);	/* the earliest was cancelled */
-	trace_ordsched_delay_expire(d->id, now, d->stats.pending, due);
+	trace_ordsched_delay_expire(d->inst.id, now, d->stats.pending, due);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -218,7 +215,7 @@ static void delay_hand_over(struct ordsched_delay *d,
 			    struct ordsched_delay_task *task, ktime_t now)
 {
 	lockdep_assert_held(&d->lock);
-	trace_ordsched_delay_dispatch(d->id, task->seq, task->node.expires,
+	trace_ordsched_delay_dispatch(d->inst.id, task->seq, task->node.expires,
 				      ktime_sub(now, task->node.expires));
 	task->state = DELAY_HANDED;
 	if (task->target == DELAY_TARGET_STREAM)
@@ -454,7 +451,7 @@ static void delay_cancelled(struct ordsched_delay *d,
 	task->state = DELAY_IDLE;
 	d->stats.cancels++;
 	d->stats.cancels_handed += handed;
-	trace_ordsched_delay_cancel(d->id, task->seq, handed);
+	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
 	delay_retire(d, task->color, 1);
 }
 
@@ -567,7 +564,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		timerqueue_del(&d->tree, first);
 		task->state = DELAY_IDLE;
 		d->stats.cancels++;
-		trace_ordsched_delay_cancel(d->id, task->seq, false);
+		trace_ordsched_delay_cancel(d->inst.id, task->seq, false);
 		list_add_tail(&task->link, &batch);
 		n++;
 	}
@@ -658,16 +655,19 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_get_stats);
 
-static int delay_stats_show(struct seq_file *m, void *unused)
+/* The debugfs "stats" file: a snapshot taken under the lock. */
+static void delay_show(struct seq_file *m, struct ordsched_instance *inst)
 {
+	struct ordsched_delay *d = container_of(inst, struct ordsched_delay,
+						inst);
 	struct ordsched_delay_stats *s;
 	int i;
 
 	/* Too big for the stack of a debugfs read. */
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
-		return -ENOMEM;
-	ordsched_delay_get_stats(m->private, s);
+		return;
+	ordsched_delay_get_stats(d, s);
 	seq_printf(m, "submitted: %llu\npending: %llu\npeak_pending: %llu\n",
 		   s->submitted, s->pending, s->peak_pending);
 	seq_printf(m, "inflight: %llu\nexpiries: %llu\nrearms: %llu\n",
@@ -692,9 +692,7 @@ static int delay_stats_show(struct seq_file *m, void *unused)
 				   s->late[i]);
 	}
 	kfree(s);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(delay_stats);
 
 /**
  * ordsched_delay_create() - build a delayed scheduler
@@ -725,10 +723,12 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	init_waitqueue_head(&d->idle);
 	mutex_init(&d->flush_mutex);
 	d->cancelled = params->cancelled;
-	d->id = ordsched_next_id();
-	d->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_DELAY,
-					       params->name ?: "delay", d->id);
-	debugfs_create_file("stats", 0444, d->debugfs, d, &delay_stats_fops);
+	if (ordsched_instance_init(&d->inst, ORDSCHED_KIND_DELAY, params->name,
+				   NULL, delay_show)) {
+		mutex_destroy(&d->flush_mutex);
+		kfree(d);
+		return ERR_PTR(-ENOMEM);
+	}
 	return d;
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_create);
@@ -750,7 +750,7 @@ void ordsched_delay_destroy(struct ordsched_delay *d)
 	if (IS_ERR_OR_NULL(d))
 		return;
 	ordsched_delay_stop(d, ORDSCHED_DELAY_CANCEL_PENDING);
-	debugfs_remove(d->debugfs);
+	ordsched_instance_exit(&d->inst);
 	mutex_destroy(&d->flush_mutex);
 	kfree(d);
 }

@@ -33,7 +33,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
-#include <linux/debugfs.h>
 #include <linux/gfp.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
@@ -50,9 +49,7 @@
 
 #include "domain.h"
 #include "internal.h"
-/* Each part instantiates its own tracepoints (one TRACE_SYSTEM a file). */
-#define CREATE_TRACE_POINTS
-#include "trace_domain.h"
+#include "trace.h"
 
 #define DOMAIN_BUCKETS	64
 #define SLOT_RETIRED	1UL
@@ -70,19 +67,19 @@ struct domain_counters {
 };
 
 struct ordsched_domain {
-	/* Guards every field below but id, status_page, status, debugfs. */
+	/* Guards every field below but inst, status_page, status. */
 	spinlock_t lock;
 	u64 tail;
 	u64 head;
 	/* ORDSCHED_DOMAIN_WINDOW words, ticket t in t % WINDOW. */
 	unsigned long *slots;
 	unsigned int handles;
-	unsigned int id;
 	struct domain_counters stats;
 	struct list_head waiters[DOMAIN_BUCKETS];
 	struct page *status_page;
 	struct ordsched_status *status;
-	struct dentry *debugfs;
+	/* Name, id, debugfs "stats". */
+	struct ordsched_instance inst;
 };
 
 struct ordsched_handle {
@@ -222,7 +219,7 @@ int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first)
 	/* An empty window: the first new ticket's turn is now. */
 	if (*first == dom->tail)
 		domain_wake_turn(dom, *first);
-	trace_ordsched_domain_take(dom->id, *first, count);
+	trace_ordsched_domain_take(dom->inst.id, *first, count);
 	spin_unlock(&dom->lock);
 	return 0;
 }
@@ -262,7 +259,7 @@ int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 		dom->stats.completed += count;
 	else
 		dom->stats.trashed += count;
-	trace_ordsched_domain_retire(dom->id, ticket, count, how);
+	trace_ordsched_domain_retire(dom->inst.id, ticket, count, how);
 	domain_advance(dom);
 out:
 	spin_unlock(&dom->lock);
@@ -350,7 +347,7 @@ int ordsched_domain_wait(struct ordsched_handle *h, u64 ticket,
 	ret = domain_check(dom, h, ticket);
 	if (!ret && ticket != dom->tail) {
 		ret = domain_sleep(dom, h, ticket, deadline_ns);
-		trace_ordsched_domain_wait(dom->id, ticket, ret);
+		trace_ordsched_domain_wait(dom->inst.id, ticket, ret);
 	}
 	spin_unlock(&dom->lock);
 	return ret;
@@ -408,7 +405,7 @@ void ordsched_domain_get_stats(struct ordsched_handle *h,
 
 	spin_lock(&dom->lock);
 	st->handles = dom->handles;
-	st->domain_id = dom->id;
+	st->domain_id = dom->inst.id;
 	st->tail = dom->tail;
 	st->head = dom->head;
 	st->taken = dom->stats.taken;
@@ -437,9 +434,11 @@ struct page *ordsched_domain_status_page(struct ordsched_handle *h)
 	return h->dom->status_page;
 }
 
-static int domain_stats_show(struct seq_file *m, void *v)
+/* The debugfs "stats" file: a snapshot taken under the lock. */
+static void domain_show(struct seq_file *m, struct ordsched_instance *inst)
 {
-	struct ordsched_domain *dom = m->private;
+	struct ordsched_domain *dom = container_of(inst, struct ordsched_domain,
+						   inst);
 	struct domain_counters c;
 	u64 tail, head;
 	unsigned int handles;
@@ -456,9 +455,7 @@ static int domain_stats_show(struct seq_file *m, void *v)
 		   c.taken, c.completed, c.trashed, c.released);
 	seq_printf(m, "waits %llu\nwakeups %llu\ntimeouts %llu\ninterrupts %llu\nfull %llu\n",
 		   c.waits, c.wakeups, c.timeouts, c.interrupts, c.full);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(domain_stats);
 
 static struct ordsched_handle *handle_alloc(struct ordsched_domain *dom)
 {
@@ -493,15 +490,14 @@ static void domain_debugfs(struct ordsched_domain *dom)
 	for (c = name; *c; c++)
 		if (!isalnum(*c) && *c != '-' && *c != '_')
 			*c = '_';
-	dom->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_DOMAIN, name,
-						 dom->id);
-	debugfs_create_file("stats", 0444, dom->debugfs, dom,
-			    &domain_stats_fops);
+	/* Without counters it cannot fail. */
+	ordsched_instance_init(&dom->inst, ORDSCHED_KIND_DOMAIN, name, NULL,
+			       domain_show);
 }
 
 static void domain_free(struct ordsched_domain *dom)
 {
-	debugfs_remove(dom->debugfs);
+	ordsched_instance_exit(&dom->inst);
 	__free_page(dom->status_page);
 	kvfree(dom->slots);
 	kfree(dom);
@@ -539,7 +535,6 @@ struct ordsched_handle *ordsched_domain_create(void)
 	for (i = 0; i < DOMAIN_BUCKETS; i++)
 		INIT_LIST_HEAD(&dom->waiters[i]);
 	dom->handles = 1;
-	dom->id = ordsched_next_id();
 	dom->status = page_address(dom->status_page);
 	domain_init_status(dom);
 	domain_debugfs(dom);
@@ -590,7 +585,7 @@ static void domain_release_tickets(struct ordsched_domain *dom,
 		h->held--;
 	}
 	dom->stats.released += n;
-	trace_ordsched_domain_release(dom->id, n);
+	trace_ordsched_domain_release(dom->inst.id, n);
 	domain_advance(dom);
 }
 

@@ -6,6 +6,8 @@
 #define _ORDSCHED_INTERNAL_H
 
 #include <linux/dcache.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
 #include <linux/workqueue.h>
 
 /* main.c */
@@ -18,7 +20,7 @@ extern struct workqueue_struct *ordsched_highpri_wq;
  */
 #define ORDSCHED_DESTROY_WARN_SECS	10
 
-/* debugfs.c */
+/* instance.c */
 enum ordsched_kind {
 	ORDSCHED_KIND_SEQ,
 	ORDSCHED_KIND_PIPELINE,
@@ -30,14 +32,54 @@ enum ordsched_kind {
 	ORDSCHED_NR_KINDS
 };
 
+/*
+ * The per-CPU counters of a kind of instance: their names, in the order of
+ * the u64 fields of the part's stats structure, and which of them hold a
+ * maximum rather than a count (bit i for names[i]).
+ */
+struct ordsched_counters {
+	const char *const *names;
+	unsigned int nr;
+	unsigned long max;
+};
+
+/* What every instance has; embedded in the part's structure. */
+struct ordsched_instance {
+	unsigned int id;
+	char name[32];
+	const struct ordsched_counters *counters;
+	/* Per CPU, counters->nr u64s; the part aliases it with its type. */
+	void __percpu *stats;
+	void (*show)(struct seq_file *m, struct ordsched_instance *inst);
+	struct dentry *debugfs;
+};
+
 void ordsched_debugfs_init(void);
 void ordsched_debugfs_exit(void);
-unsigned int ordsched_next_id(void);
-struct dentry *ordsched_debugfs_instance(enum ordsched_kind kind,
-					 const char *name, unsigned int id);
+int ordsched_instance_init(struct ordsched_instance *inst,
+			   enum ordsched_kind kind, const char *name,
+			   const struct ordsched_counters *counters,
+			   void (*show)(struct seq_file *m,
+					struct ordsched_instance *inst));
+void ordsched_instance_exit(struct ordsched_instance *inst);
+void ordsched_instance_sum(const struct ordsched_instance *inst, u64 *sums);
+
+/*
+ * Declare the counters of a kind whose stats structure @type is exactly
+ * its u64 counters, named by the strings that follow, in field order.
+ */
+#define ORDSCHED_COUNTERS(var, type, maxmask, ...)			\
+	static const char *const var##_names[] = { __VA_ARGS__ };	\
+	static_assert(sizeof(var##_names) / sizeof(char *) * sizeof(u64) == \
+		      sizeof(type));					\
+	static const struct ordsched_counters var = {			\
+		.names = var##_names,					\
+		.nr = ARRAY_SIZE(var##_names),				\
+		.max = (maxmask),					\
+	}
 
 /* stream.c */
-void ordsched_stream_default_init(void);
+int ordsched_stream_default_init(void);
 void ordsched_stream_default_exit(void);
 
 /* chardev.c */

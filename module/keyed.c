@@ -51,7 +51,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/hash.h>
 #include <linux/lockdep.h>
@@ -66,9 +65,7 @@
 #include <ordsched.h>
 
 #include "internal.h"
-/* The one user of these tracepoints instantiates them (see stream.c). */
-#define CREATE_TRACE_POINTS
-#include "trace_keyed.h"
+#include "trace.h"
 
 #define KEYED_DEFAULT_ORDER	8
 #define KEYED_MAX_ORDER		16
@@ -85,7 +82,6 @@ struct keyed_bucket {
 struct ordsched_keyed {
 	struct keyed_bucket *buckets;
 	unsigned int order;
-	unsigned int id;
 	struct workqueue_struct *wq;
 	/* Taken by rollups around their bucket locks; see the top comment. */
 	spinlock_t rollup_lock;
@@ -95,10 +91,14 @@ struct ordsched_keyed {
 	wait_queue_head_t waitq;
 	/* Serializes flushes: each owns the color flip until drained. */
 	struct mutex flush_mutex;
+	/* Name, id, counters, debugfs; @stats is its counters, typed. */
+	struct ordsched_instance inst;
 	struct ordsched_keyed_stats __percpu *stats;
-	struct dentry *debugfs;
-	char name[32];
 };
+
+ORDSCHED_COUNTERS(keyed_counters, struct ordsched_keyed_stats, 0,
+		  "submitted", "rollups", "parked", "ran", "keys_created",
+		  "keys_reclaimed");
 
 static struct keyed_bucket *keyed_bucket(struct ordsched_keyed *kx, u64 key)
 {
@@ -132,7 +132,7 @@ static bool keyed_enqueue(struct ordsched_keyed *kx, struct keyed_bucket *b,
 	INIT_LIST_HEAD(&tok->node);
 	hlist_add_head(&tok->hnode, &b->heads);
 	this_cpu_inc(kx->stats->keys_created);
-	trace_ordsched_keyed_key(kx->id, tok->key, true);
+	trace_ordsched_keyed_key(kx->inst.id, tok->key, true);
 	return true;
 }
 
@@ -151,7 +151,7 @@ static struct ordsched_keyed_task *keyed_dequeue(struct ordsched_keyed *kx,
 		/* The last token: the key is idle and nothing is left of it. */
 		hlist_del(&tok->hnode);
 		this_cpu_inc(kx->stats->keys_reclaimed);
-		trace_ordsched_keyed_key(kx->id, tok->key, false);
+		trace_ordsched_keyed_key(kx->inst.id, tok->key, false);
 		return NULL;
 	}
 	next = list_first_entry(&tok->node, struct ordsched_keyed_token, node);
@@ -164,7 +164,7 @@ static struct ordsched_keyed_task *keyed_dequeue(struct ordsched_keyed *kx,
 static void keyed_dispatch(struct ordsched_keyed *kx,
 			   struct ordsched_keyed_task *task)
 {
-	trace_ordsched_keyed_ready(kx->id, task);
+	trace_ordsched_keyed_ready(kx->inst.id, task);
 	queue_work(kx->wq, &task->work);
 }
 
@@ -202,7 +202,7 @@ static void keyed_work_fn(struct work_struct *work)
 	ordsched_keyed_fn done = task->done;
 	unsigned int color = task->color;
 
-	trace_ordsched_keyed_run(kx->id, task);
+	trace_ordsched_keyed_run(kx->inst.id, task);
 	task->fn(task);
 	keyed_release(kx, task);
 	this_cpu_inc(kx->stats->ran);
@@ -360,7 +360,7 @@ int ordsched_keyed_submit(struct ordsched_keyed *kx,
 	heads = keyed_enqueue_all(kx, task);
 	if (heads < nr_keys)
 		this_cpu_inc(kx->stats->parked);
-	trace_ordsched_keyed_submit(kx->id, task, keys[0], nr_keys, heads);
+	trace_ordsched_keyed_submit(kx->inst.id, task, keys[0], nr_keys, heads);
 	/* The task may run and be freed as soon as this is done. */
 	if (atomic_sub_and_test(heads + 1, &task->waiting))
 		keyed_dispatch(kx, task);
@@ -458,19 +458,7 @@ EXPORT_SYMBOL_GPL(ordsched_keyed_flush);
 void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
 			      struct ordsched_keyed_stats *stats)
 {
-	int cpu;
-
-	memset(stats, 0, sizeof(*stats));
-	for_each_possible_cpu(cpu) {
-		const struct ordsched_keyed_stats *s = per_cpu_ptr(kx->stats, cpu);
-
-		stats->submitted += s->submitted;
-		stats->rollups += s->rollups;
-		stats->parked += s->parked;
-		stats->ran += s->ran;
-		stats->keys_created += s->keys_created;
-		stats->keys_reclaimed += s->keys_reclaimed;
-	}
+	ordsched_instance_sum(&kx->inst, (u64 *)stats);
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_get_stats);
 
@@ -491,26 +479,19 @@ u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx)
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_live_keys);
 
-static int keyed_stats_show(struct seq_file *m, void *unused)
+/* The lines of the debugfs "stats" file before the counters. */
+static void keyed_show(struct seq_file *m, struct ordsched_instance *inst)
 {
-	struct ordsched_keyed *kx = m->private;
-	struct ordsched_keyed_stats st;
+	struct ordsched_keyed *kx = container_of(inst, struct ordsched_keyed,
+						 inst);
 	long inflight = 0;
 	unsigned int c;
 
 	for (c = 0; c < KEYED_COLORS; c++)
 		inflight += atomic_long_read(&kx->inflight[c]);
-	ordsched_keyed_get_stats(kx, &st);
 	seq_printf(m, "buckets: %u\ninflight: %ld\nlive_keys: %llu\n",
-		   1U << kx->order, inflight,
-		   st.keys_created - st.keys_reclaimed);
-	seq_printf(m, "submitted: %llu\nrollups: %llu\nparked: %llu\nran: %llu\n",
-		   st.submitted, st.rollups, st.parked, st.ran);
-	seq_printf(m, "keys_created: %llu\nkeys_reclaimed: %llu\n",
-		   st.keys_created, st.keys_reclaimed);
-	return 0;
+		   1U << kx->order, inflight, ordsched_keyed_live_keys(kx));
 }
-DEFINE_SHOW_ATTRIBUTE(keyed_stats);
 
 /**
  * ordsched_keyed_create() - build a keyed executor
@@ -536,9 +517,6 @@ ordsched_keyed_create(const struct ordsched_keyed_params *params)
 	kx->buckets = kvcalloc(1U << order, sizeof(*kx->buckets), GFP_KERNEL);
 	if (!kx->buckets)
 		goto err_free_kx;
-	kx->stats = alloc_percpu(struct ordsched_keyed_stats);
-	if (!kx->stats)
-		goto err_free_buckets;
 
 	for (i = 0; i < 1U << order; i++) {
 		spin_lock_init(&kx->buckets[i].lock);
@@ -549,11 +527,10 @@ ordsched_keyed_create(const struct ordsched_keyed_params *params)
 	spin_lock_init(&kx->rollup_lock);
 	init_waitqueue_head(&kx->waitq);
 	mutex_init(&kx->flush_mutex);
-	kx->id = ordsched_next_id();
-	strscpy(kx->name, p->name ?: "keyed", sizeof(kx->name));
-	kx->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_KEYED, kx->name,
-						kx->id);
-	debugfs_create_file("stats", 0444, kx->debugfs, kx, &keyed_stats_fops);
+	if (ordsched_instance_init(&kx->inst, ORDSCHED_KIND_KEYED, p->name,
+				   &keyed_counters, keyed_show))
+		goto err_free_buckets;
+	kx->stats = kx->inst.stats;
 	return kx;
 
 err_free_buckets:
@@ -578,7 +555,7 @@ static void keyed_quiesce(struct ordsched_keyed *kx)
 				   keyed_drained(kx, KEYED_ALL_COLORS), HZ)) {
 		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
 			pr_warn("destroying keyed executor %s: tasks unfinished after %u s\n",
-				kx->name, waited);
+				kx->inst.name, waited);
 	}
 	/* The last task's worker may still be leaving keyed_work_fn(). */
 	synchronize_rcu();
@@ -603,9 +580,8 @@ void ordsched_keyed_destroy(struct ordsched_keyed *kx)
 	might_sleep();
 	keyed_quiesce(kx);
 	WARN_ON(ordsched_keyed_live_keys(kx));
-	debugfs_remove(kx->debugfs);
+	ordsched_instance_exit(&kx->inst);
 	mutex_destroy(&kx->flush_mutex);
-	free_percpu(kx->stats);
 	kvfree(kx->buckets);
 	kfree(kx);
 }

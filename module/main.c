@@ -39,15 +39,18 @@ static int __init ordsched_init(void)
 		return -ENOMEM;
 	}
 	ordsched_debugfs_init();
-	ordsched_stream_default_init();
+	ret = ordsched_stream_default_init();
+	if (ret)
+		goto err_debugfs;
 
 	ret = ordsched_chardev_init();
 	if (ret)
-		goto err_debugfs;
+		goto err_streams;
 	return 0;
 
-err_debugfs:
+err_streams:
 	ordsched_stream_default_exit();
+err_debugfs:
 	ordsched_debugfs_exit();
 	destroy_workqueue(ordsched_highpri_wq);
 	destroy_workqueue(ordsched_wq);

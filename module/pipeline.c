@@ -14,7 +14,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -22,13 +21,20 @@
 
 #include "internal.h"
 
+struct pipeline_stats {
+	u64 submitted;
+	u64 parallel_failed;
+};
+
+ORDSCHED_COUNTERS(pipeline_counters, struct pipeline_stats, 0,
+		  "submitted", "parallel_failed");
+
 struct ordsched_pipeline {
 	struct ordsched_seq *seq;
 	const struct ordsched_pipeline_ops *ops;
 	struct workqueue_struct *wq;
-	atomic_long_t submitted;
-	atomic_long_t failed;
-	struct dentry *debugfs;
+	struct ordsched_instance inst;
+	struct pipeline_stats __percpu *stats;
 };
 
 static void pipeline_serial(struct ordsched_seq_item *item, u64 ticket)
@@ -45,7 +51,7 @@ static void pipeline_parallel(struct work_struct *work)
 
 	job->err = pl->ops->parallel(job);
 	if (job->err)
-		atomic_long_inc(&pl->failed);
+		this_cpu_inc(pl->stats->parallel_failed);
 	ordsched_seq_submit(pl->seq, job->ticket, &job->item);
 }
 
@@ -56,7 +62,7 @@ static void pipeline_start(struct ordsched_pipeline *pl,
 	job->item.fn = pipeline_serial;
 	job->err = 0;
 	INIT_WORK(&job->work, pipeline_parallel);
-	atomic_long_inc(&pl->submitted);
+	this_cpu_inc(pl->stats->submitted);
 	queue_work(pl->wq, &job->work);
 }
 
@@ -138,17 +144,6 @@ struct ordsched_seq *ordsched_pipeline_seq(struct ordsched_pipeline *pl)
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_seq);
 
-static int pipeline_stats_show(struct seq_file *m, void *unused)
-{
-	struct ordsched_pipeline *pl = m->private;
-
-	seq_printf(m, "submitted: %ld\nparallel_failed: %ld\n",
-		   atomic_long_read(&pl->submitted),
-		   atomic_long_read(&pl->failed));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(pipeline_stats);
-
 /**
  * ordsched_pipeline_create() - build a pipeline
  * @params: the parameters; @params->ops with both steps is required
@@ -173,22 +168,22 @@ ordsched_pipeline_create(const struct ordsched_pipeline_params *params)
 	pl = kzalloc(sizeof(*pl), GFP_KERNEL);
 	if (!pl)
 		return ERR_PTR(-ENOMEM);
+	if (ordsched_instance_init(&pl->inst, ORDSCHED_KIND_PIPELINE, sp.name,
+				   &pipeline_counters, NULL)) {
+		kfree(pl);
+		return ERR_PTR(-ENOMEM);
+	}
+	pl->stats = pl->inst.stats;
 	pl->seq = ordsched_seq_create(&sp);
 	if (IS_ERR(pl->seq)) {
 		int ret = PTR_ERR(pl->seq);
 
+		ordsched_instance_exit(&pl->inst);
 		kfree(pl);
 		return ERR_PTR(ret);
 	}
 	pl->ops = params->ops;
 	pl->wq = params->wq ?: ordsched_wq;
-	atomic_long_set(&pl->submitted, 0);
-	atomic_long_set(&pl->failed, 0);
-
-	pl->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_PIPELINE, sp.name,
-						ordsched_next_id());
-	debugfs_create_file("stats", 0444, pl->debugfs, pl,
-			    &pipeline_stats_fops);
 	return pl;
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_create);
@@ -211,7 +206,7 @@ void ordsched_pipeline_destroy(struct ordsched_pipeline *pl)
 		return;
 	/* Every job holds a ticket until its serial step has run. */
 	ordsched_seq_destroy(pl->seq);
-	debugfs_remove(pl->debugfs);
+	ordsched_instance_exit(&pl->inst);
 	kfree(pl);
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_destroy);

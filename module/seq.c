@@ -46,7 +46,6 @@
 
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -59,9 +58,7 @@
 #include <ordsched.h>
 
 #include "internal.h"
-/* Each part instantiates its own tracepoints (one TRACE_SYSTEM a file). */
-#define CREATE_TRACE_POINTS
-#include "trace_seq.h"
+#include "trace.h"
 
 #define SEQ_DEFAULT_ORDER	10
 #define SEQ_MAX_ORDER		20
@@ -95,16 +92,19 @@ struct ordsched_seq {
 	struct seq_slot *ring ____cacheline_aligned_in_smp;
 	u64 mask;
 	unsigned int budget;
-	unsigned int id;
 	struct workqueue_struct *wq;
-	/* Per CPU, summed when read. */
+	/* Name, id, counters, debugfs; @stats is its counters, typed. */
+	struct ordsched_instance inst;
 	struct ordsched_seq_stats __percpu *stats;
 	struct work_struct handoff_work;
 	/* Flushers and ticket takers waiting for room; woken per drain. */
 	wait_queue_head_t waitq;
-	struct dentry *debugfs;
-	char name[32];
 };
+
+ORDSCHED_COUNTERS(seq_counters, struct ordsched_seq_stats, BIT(2),
+		  "tickets", "parked", "peak_depth", "inline_drains",
+		  "inline_runs", "handoffs", "handoff_runs", "trashed",
+		  "overflows");
 
 static inline struct seq_slot *seq_slot(struct ordsched_seq *seq, u64 t)
 {
@@ -151,7 +151,7 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 			seq->handoff_ticket = t;
 			queue_work(seq->wq, &seq->handoff_work);
 			this_cpu_inc(seq->stats->handoffs);
-			trace_ordsched_seq_handoff(seq->id, t);
+			trace_ordsched_seq_handoff(seq->inst.id, t);
 			handoff = true;
 			break;
 		}
@@ -167,7 +167,7 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 		atomic64_set(&slot->state, slot_state(t + seq_size(seq),
 						      SLOT_EMPTY));
 		if (state == slot_state(t, SLOT_FULL)) {
-			trace_ordsched_seq_run(seq->id, t);
+			trace_ordsched_seq_run(seq->inst.id, t);
 			item->fn(item, t);
 		}
 		n++;
@@ -186,7 +186,7 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 		this_cpu_inc(seq->stats->inline_drains);
 		this_cpu_add(seq->stats->inline_runs, n);
 	}
-	trace_ordsched_seq_drain(seq->id, first, n, handoff);
+	trace_ordsched_seq_drain(seq->inst.id, first, n, handoff);
 	/* The hand-off path has no full barrier yet: wq_has_sleeper() adds it. */
 	if (handoff ? wq_has_sleeper(&seq->waitq) : waitqueue_active(&seq->waitq))
 		wake_up_all(&seq->waitq);
@@ -220,7 +220,7 @@ static void seq_hand_in(struct ordsched_seq *seq, u64 t,
 		this_cpu_inc(seq->stats->parked);
 		if (depth > this_cpu_read(seq->stats->peak_depth))
 			this_cpu_write(seq->stats->peak_depth, depth);
-		trace_ordsched_seq_park(seq->id, t, depth);
+		trace_ordsched_seq_park(seq->inst.id, t, depth);
 		goto out;
 	}
 	/*
@@ -232,7 +232,7 @@ static void seq_hand_in(struct ordsched_seq *seq, u64 t,
 	old = atomic64_read_acquire(&slot->state);
 	if (WARN_ONCE(old != slot_state(t, SLOT_ABANDONED),
 		      "ordsched: ticket %llu of %s handed in twice or never taken\n",
-		      t, seq->name))
+		      t, seq->inst.name))
 		goto out;
 	atomic64_set(&slot->state, slot_state(t, kind));
 	seq_drain(seq, t, false);
@@ -275,7 +275,7 @@ EXPORT_SYMBOL_GPL(ordsched_seq_submit);
 void ordsched_seq_trash(struct ordsched_seq *seq, u64 ticket)
 {
 	this_cpu_inc(seq->stats->trashed);
-	trace_ordsched_seq_trash(seq->id, ticket);
+	trace_ordsched_seq_trash(seq->inst.id, ticket);
 	seq_hand_in(seq, ticket, NULL, SLOT_TRASH);
 }
 EXPORT_SYMBOL_GPL(ordsched_seq_trash);
@@ -349,7 +349,7 @@ int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
 	}
 
 	this_cpu_add(seq->stats->tickets, n);
-	trace_ordsched_seq_ticket(seq->id, head, n);
+	trace_ordsched_seq_ticket(seq->inst.id, head, n);
 	*first = head;
 	return 0;
 }
@@ -436,47 +436,21 @@ EXPORT_SYMBOL_GPL(ordsched_seq_flush);
 void ordsched_seq_get_stats(const struct ordsched_seq *seq,
 			    struct ordsched_seq_stats *stats)
 {
-	int cpu;
-
-	memset(stats, 0, sizeof(*stats));
-	for_each_possible_cpu(cpu) {
-		const struct ordsched_seq_stats *s = per_cpu_ptr(seq->stats, cpu);
-
-		stats->tickets += s->tickets;
-		stats->parked += s->parked;
-		stats->peak_depth = max(stats->peak_depth, s->peak_depth);
-		stats->inline_drains += s->inline_drains;
-		stats->inline_runs += s->inline_runs;
-		stats->handoffs += s->handoffs;
-		stats->handoff_runs += s->handoff_runs;
-		stats->trashed += s->trashed;
-		stats->overflows += s->overflows;
-	}
+	ordsched_instance_sum(&seq->inst, (u64 *)stats);
 }
 EXPORT_SYMBOL_GPL(ordsched_seq_get_stats);
 
-static int seq_stats_show(struct seq_file *m, void *unused)
+/* The lines of the debugfs "stats" file before the counters. */
+static void seq_show(struct seq_file *m, struct ordsched_instance *inst)
 {
-	struct ordsched_seq *seq = m->private;
+	struct ordsched_seq *seq = container_of(inst, struct ordsched_seq, inst);
 	u64 head = atomic64_read(&seq->head), tail = ordsched_seq_tail(seq);
-	struct ordsched_seq_stats sum;
 
-	ordsched_seq_get_stats(seq, &sum);
 	seq_printf(m, "head: %llu\ntail: %llu\nin_flight: %llu\n",
 		   head, tail, head - tail);
 	seq_printf(m, "ring_size: %llu\nbudget: %u\n", seq_size(seq),
 		   seq->budget);
-	seq_printf(m, "tickets: %llu\nparked: %llu\npeak_depth: %llu\n",
-		   sum.tickets, sum.parked, sum.peak_depth);
-	seq_printf(m, "inline_drains: %llu\ninline_runs: %llu\n",
-		   sum.inline_drains, sum.inline_runs);
-	seq_printf(m, "handoffs: %llu\nhandoff_runs: %llu\n",
-		   sum.handoffs, sum.handoff_runs);
-	seq_printf(m, "trashed: %llu\noverflows: %llu\n",
-		   sum.trashed, sum.overflows);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(seq_stats);
 
 /**
  * ordsched_seq_create() - build a sequencer
@@ -503,9 +477,6 @@ struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *param
 	seq->ring = kvcalloc(1UL << order, sizeof(*seq->ring), GFP_KERNEL);
 	if (!seq->ring)
 		goto err_free_seq;
-	seq->stats = alloc_percpu(struct ordsched_seq_stats);
-	if (!seq->stats)
-		goto err_free_ring;
 
 	seq->mask = (1ULL << order) - 1;
 	for (i = 0; i < seq_size(seq); i++)
@@ -520,12 +491,10 @@ struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *param
 	seq->wq = p->wq ?: ordsched_wq;
 	INIT_WORK(&seq->handoff_work, seq_handoff_fn);
 	init_waitqueue_head(&seq->waitq);
-	seq->id = ordsched_next_id();
-	strscpy(seq->name, p->name ?: "seq", sizeof(seq->name));
-
-	seq->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_SEQ, seq->name,
-						 seq->id);
-	debugfs_create_file("stats", 0444, seq->debugfs, seq, &seq_stats_fops);
+	if (ordsched_instance_init(&seq->inst, ORDSCHED_KIND_SEQ, p->name,
+				   &seq_counters, seq_show))
+		goto err_free_ring;
+	seq->stats = seq->inst.stats;
 	return seq;
 
 err_free_ring:
@@ -566,7 +535,7 @@ static void seq_quiesce(struct ordsched_seq *seq)
 			continue;
 		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
 			pr_warn("destroying sequencer %s: %llu tickets not handed in after %u s\n",
-				seq->name, head - ordsched_seq_tail(seq), waited);
+				seq->inst.name, head - ordsched_seq_tail(seq), waited);
 	}
 }
 
@@ -590,8 +559,7 @@ void ordsched_seq_destroy(struct ordsched_seq *seq)
 		return;
 	might_sleep();
 	seq_quiesce(seq);
-	debugfs_remove(seq->debugfs);
-	free_percpu(seq->stats);
+	ordsched_instance_exit(&seq->inst);
 	kvfree(seq->ring);
 	kfree(seq);
 }

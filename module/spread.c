@@ -29,7 +29,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
@@ -40,9 +39,7 @@
 #include <ordsched.h>
 
 #include "internal.h"
-/* The one user of these tracepoints instantiates them (see stream.c). */
-#define CREATE_TRACE_POINTS
-#include "trace_spread.h"
+#include "trace.h"
 
 #define SPREAD_DEFAULT_FEEDERS	4
 #define SPREAD_MAX_FEEDERS	1024
@@ -66,13 +63,16 @@ struct ordsched_spread {
 	unsigned int nr_feeders;
 	struct ordsched_spread_group **feeders;
 	unsigned int budget;
-	unsigned int id;
 	/* Flushers wait for wip to reach 0. */
 	wait_queue_head_t waitq;
+	/* Name, id, counters, debugfs; @stats is its counters, typed. */
+	struct ordsched_instance inst;
 	struct ordsched_spread_stats __percpu *stats;
-	struct dentry *debugfs;
-	char name[32];
 };
+
+ORDSCHED_COUNTERS(spread_counters, struct ordsched_spread_stats, 0,
+		  "groups", "empty_groups", "jobs", "dry", "kicks", "runs",
+		  "requeues");
 
 /* Fill slot @i from the producer unless it is dry; false if still empty. */
 static bool spread_fill(struct ordsched_spread *sp, unsigned int i)
@@ -97,11 +97,11 @@ static bool spread_fill(struct ordsched_spread *sp, unsigned int i)
 			sp->dry = true;
 			sp->dry_kicks = kicks;
 			this_cpu_inc(sp->stats->dry);
-			trace_ordsched_spread_dry(sp->id);
+			trace_ordsched_spread_dry(sp->inst.id);
 			break;
 		}
 		this_cpu_inc(sp->stats->groups);
-		trace_ordsched_spread_pull(sp->id, i, group);
+		trace_ordsched_spread_pull(sp->inst.id, i, group);
 		if (!list_empty(&group->jobs)) {
 			sp->feeders[i] = group;
 			return true;
@@ -127,7 +127,7 @@ static bool spread_one(struct ordsched_spread *sp, unsigned int i)
 	last = list_empty(&group->jobs);
 	if (last)
 		sp->feeders[i] = NULL;
-	trace_ordsched_spread_dispatch(sp->id, i, job);
+	trace_ordsched_spread_dispatch(sp->inst.id, i, job);
 	sp->ops->dispatch(sp->priv, job);
 	this_cpu_inc(sp->stats->jobs);
 	/* After the dispatch: the job may live inside its group. */
@@ -203,6 +203,7 @@ static void spread_work_fn(struct work_struct *work)
  */
 void ordsched_spread_kick(struct ordsched_spread *sp)
 {
+	this_cpu_inc(sp->stats->kicks);
 	/*
 	 * The producer's groups before the count: pairs with the acquire
 	 * in spread_fill(). The count before wip: a pass that sees this
@@ -248,38 +249,19 @@ EXPORT_SYMBOL_GPL(ordsched_spread_flush);
 void ordsched_spread_get_stats(const struct ordsched_spread *sp,
 			       struct ordsched_spread_stats *stats)
 {
-	int cpu;
-
-	memset(stats, 0, sizeof(*stats));
-	stats->kicks = atomic_read(&sp->kicks);
-	for_each_possible_cpu(cpu) {
-		const struct ordsched_spread_stats *s = per_cpu_ptr(sp->stats, cpu);
-
-		stats->groups += s->groups;
-		stats->empty_groups += s->empty_groups;
-		stats->jobs += s->jobs;
-		stats->dry += s->dry;
-		stats->runs += s->runs;
-		stats->requeues += s->requeues;
-	}
+	ordsched_instance_sum(&sp->inst, (u64 *)stats);
 }
 EXPORT_SYMBOL_GPL(ordsched_spread_get_stats);
 
-static int spread_stats_show(struct seq_file *m, void *unused)
+/* The lines of the debugfs "stats" file before the counters. */
+static void spread_show(struct seq_file *m, struct ordsched_instance *inst)
 {
-	struct ordsched_spread *sp = m->private;
-	struct ordsched_spread_stats st;
+	struct ordsched_spread *sp = container_of(inst, struct ordsched_spread,
+						  inst);
 
-	ordsched_spread_get_stats(sp, &st);
 	seq_printf(m, "feeders: %u\nbudget: %u\nbusy: %d\n", sp->nr_feeders,
 		   sp->budget, atomic_read(&sp->wip) != 0);
-	seq_printf(m, "groups: %llu\nempty_groups: %llu\njobs: %llu\n",
-		   st.groups, st.empty_groups, st.jobs);
-	seq_printf(m, "dry: %llu\nkicks: %llu\nruns: %llu\nrequeues: %llu\n",
-		   st.dry, st.kicks, st.runs, st.requeues);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(spread_stats);
 
 /**
  * ordsched_spread_create() - build a spreader
@@ -308,9 +290,6 @@ ordsched_spread_create(const struct ordsched_spread_params *params)
 	sp->feeders = kcalloc(f, sizeof(*sp->feeders), GFP_KERNEL);
 	if (!sp->feeders)
 		goto err_free_sp;
-	sp->stats = alloc_percpu(struct ordsched_spread_stats);
-	if (!sp->stats)
-		goto err_free_feeders;
 
 	sp->ops = ops;
 	sp->priv = params->priv;
@@ -321,11 +300,10 @@ ordsched_spread_create(const struct ordsched_spread_params *params)
 	sp->nr_feeders = f;
 	sp->budget = params->budget ?: SPREAD_DEFAULT_BUDGET;
 	init_waitqueue_head(&sp->waitq);
-	sp->id = ordsched_next_id();
-	strscpy(sp->name, params->name ?: "spread", sizeof(sp->name));
-	sp->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_SPREAD, sp->name,
-						sp->id);
-	debugfs_create_file("stats", 0444, sp->debugfs, sp, &spread_stats_fops);
+	if (ordsched_instance_init(&sp->inst, ORDSCHED_KIND_SPREAD,
+				   params->name, &spread_counters, spread_show))
+		goto err_free_feeders;
+	sp->stats = sp->inst.stats;
 	return sp;
 
 err_free_feeders:
@@ -360,8 +338,7 @@ void ordsched_spread_destroy(struct ordsched_spread *sp)
 		if (sp->feeders[i])
 			sp->ops->release(sp->priv, sp->feeders[i]);
 	}
-	debugfs_remove(sp->debugfs);
-	free_percpu(sp->stats);
+	ordsched_instance_exit(&sp->inst);
 	kfree(sp->feeders);
 	kfree(sp);
 }

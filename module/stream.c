@@ -30,7 +30,6 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
@@ -40,30 +39,27 @@
 #include <ordsched.h>
 
 #include "internal.h"
-/* The one user of these tracepoints instantiates them. */
-#define CREATE_TRACE_POINTS
-#include "trace_stream.h"
+#include "trace.h"
 
 #define STREAM_DEFAULT_BUDGET	32
 
 struct ordsched_stream_set {
 	struct workqueue_struct *wq;
 	unsigned int budget;
-	unsigned int id;
 	/* Streams initialized on this set and not yet destroyed. */
 	atomic_t streams;
+	/* Name, id, counters, debugfs; @stats is its counters, typed. */
+	struct ordsched_instance inst;
 	struct ordsched_stream_stats __percpu *stats;
-	struct dentry *debugfs;
-	char name[32];
 };
 
-static DEFINE_PER_CPU(struct ordsched_stream_stats, stream_default_stats);
+ORDSCHED_COUNTERS(stream_counters, struct ordsched_stream_stats, 0,
+		  "queued", "ran", "cancelled", "drains", "requeues",
+		  "rechecks");
 
 /* The set of streams initialized with a NULL set; see stream_default_init(). */
 static struct ordsched_stream_set stream_default_set = {
 	.budget = STREAM_DEFAULT_BUDGET,
-	.stats = &stream_default_stats,
-	.name = "default",
 };
 
 /* Take the oldest item; NULL if there is none or the budget is spent. */
@@ -103,7 +99,7 @@ static void stream_drain_fn(struct work_struct *work)
 	for (;;) {
 		item = stream_pop(stream, n == set->budget, &more);
 		if (item) {
-			trace_ordsched_stream_run(set->id, stream, item);
+			trace_ordsched_stream_run(set->inst.id, stream, item);
 			item->fn(item);
 			n++;
 			continue;
@@ -127,7 +123,7 @@ static void stream_drain_fn(struct work_struct *work)
 		this_cpu_inc(set->stats->rechecks);
 	}
 	this_cpu_add(set->stats->ran, n);
-	trace_ordsched_stream_drain(set->id, stream, n, more);
+	trace_ordsched_stream_drain(set->inst.id, stream, n, more);
 }
 
 /**
@@ -174,7 +170,7 @@ void ordsched_stream_queue(struct ordsched_stream *stream,
 	list_add_tail(&item->node, &stream->items);
 	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	this_cpu_inc(set->stats->queued);
-	trace_ordsched_stream_queue(set->id, stream, item);
+	trace_ordsched_stream_queue(set->inst.id, stream, item);
 
 	/*
 	 * Fully ordered, after the item was added. Pairs with the acquire
@@ -214,7 +210,7 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	if (removed)
 		this_cpu_inc(set->stats->cancelled);
-	trace_ordsched_stream_cancel(set->id, stream, item, removed);
+	trace_ordsched_stream_cancel(set->inst.id, stream, item, removed);
 	return removed;
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_cancel);
@@ -254,7 +250,7 @@ static int stream_barrier(struct ordsched_stream *stream, bool killable)
 	while (!wait_for_completion_timeout(&barrier.done, HZ)) {
 		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
 			pr_warn("destroying a stream of set %s: an item has not returned after %u s\n",
-				stream->set->name, waited);
+				stream->set->inst.name, waited);
 	}
 	return 0;
 }
@@ -347,47 +343,29 @@ EXPORT_SYMBOL_GPL(ordsched_stream_destroy);
 void ordsched_stream_set_get_stats(const struct ordsched_stream_set *set,
 				   struct ordsched_stream_stats *stats)
 {
-	int cpu;
-
 	set = set ?: &stream_default_set;
-	memset(stats, 0, sizeof(*stats));
-	for_each_possible_cpu(cpu) {
-		const struct ordsched_stream_stats *s = per_cpu_ptr(set->stats, cpu);
-
-		stats->queued += s->queued;
-		stats->ran += s->ran;
-		stats->cancelled += s->cancelled;
-		stats->drains += s->drains;
-		stats->requeues += s->requeues;
-		stats->rechecks += s->rechecks;
-	}
+	ordsched_instance_sum(&set->inst, (u64 *)stats);
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_set_get_stats);
 
-static int stream_stats_show(struct seq_file *m, void *unused)
+/* The lines of the debugfs "stats" file before the counters. */
+static void stream_show(struct seq_file *m, struct ordsched_instance *inst)
 {
-	struct ordsched_stream_set *set = m->private;
-	struct ordsched_stream_stats sum;
+	struct ordsched_stream_set *set =
+		container_of(inst, struct ordsched_stream_set, inst);
 
-	ordsched_stream_set_get_stats(set, &sum);
 	seq_printf(m, "streams: %d\nbudget: %u\nstream_bytes: %zu\n",
 		   atomic_read(&set->streams), set->budget,
 		   sizeof(struct ordsched_stream));
-	seq_printf(m, "queued: %llu\nran: %llu\ncancelled: %llu\n",
-		   sum.queued, sum.ran, sum.cancelled);
-	seq_printf(m, "drains: %llu\nrequeues: %llu\nrechecks: %llu\n",
-		   sum.drains, sum.requeues, sum.rechecks);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(stream_stats);
 
-static void stream_set_debugfs(struct ordsched_stream_set *set)
+static int stream_set_init(struct ordsched_stream_set *set, const char *name)
 {
-	set->id = ordsched_next_id();
-	set->debugfs = ordsched_debugfs_instance(ORDSCHED_KIND_STREAM,
-						 set->name, set->id);
-	debugfs_create_file("stats", 0444, set->debugfs, set,
-			    &stream_stats_fops);
+	int ret = ordsched_instance_init(&set->inst, ORDSCHED_KIND_STREAM, name,
+					 &stream_counters, stream_show);
+
+	set->stats = set->inst.stats;
+	return ret;
 }
 
 /**
@@ -407,16 +385,13 @@ ordsched_stream_set_create(const struct ordsched_stream_set_params *params)
 	set = kzalloc(sizeof(*set), GFP_KERNEL);
 	if (!set)
 		return ERR_PTR(-ENOMEM);
-	set->stats = alloc_percpu(struct ordsched_stream_stats);
-	if (!set->stats) {
-		kfree(set);
-		return ERR_PTR(-ENOMEM);
-	}
 	set->wq = p->wq ?: ordsched_wq;
 	set->budget = p->budget ?: STREAM_DEFAULT_BUDGET;
 	atomic_set(&set->streams, 0);
-	strscpy(set->name, p->name ?: "streams", sizeof(set->name));
-	stream_set_debugfs(set);
+	if (stream_set_init(set, p->name ?: "streams")) {
+		kfree(set);
+		return ERR_PTR(-ENOMEM);
+	}
 	return set;
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_set_create);
@@ -437,23 +412,22 @@ void ordsched_stream_set_destroy(struct ordsched_stream_set *set)
 		return;
 	if (WARN(atomic_read(&set->streams),
 		 "ordsched: stream set %s destroyed with %d streams\n",
-		 set->name, atomic_read(&set->streams)))
+		 set->inst.name, atomic_read(&set->streams)))
 		return;
-	debugfs_remove(set->debugfs);
-	free_percpu(set->stats);
+	ordsched_instance_exit(&set->inst);
 	kfree(set);
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_set_destroy);
 
 /* Module init: the default set runs on ordsched's workqueue. */
-void ordsched_stream_default_init(void)
+int ordsched_stream_default_init(void)
 {
 	stream_default_set.wq = ordsched_wq;
-	stream_set_debugfs(&stream_default_set);
+	return stream_set_init(&stream_default_set, "default");
 }
 
 void ordsched_stream_default_exit(void)
 {
 	WARN_ON(atomic_read(&stream_default_set.streams));
-	debugfs_remove(stream_default_set.debugfs);
+	ordsched_instance_exit(&stream_default_set.inst);
 }
