@@ -4,10 +4,10 @@
  * work item that hands due tasks over to their targets in batches.
  * Lock order: d->lock, then the target's locks (workqueue pool, stream).
  *
- * Locking: d->lock protects the tree, the state of every task submitted
+ * Locking: d->lock protects the tree, the state of every task queued
  * to d, the timer bookkeeping and the counters. It is irq-safe because
  * the hrtimer callback takes it in hard interrupt, and raw because
- * submit and cancel may be called in hard interrupt, where a spinlock_t
+ * queue and cancel may be called in hard interrupt, where a spinlock_t
  * sleeps on PREEMPT_RT. Nothing under it may sleep on RT either: it nests
  * only raw locks (hrtimer base, workqueue pool, stream), and the wake-up
  * of flushes, whose wait queue has a spinlock_t, is a work item queued
@@ -17,7 +17,7 @@
  *
  * A task is in one of three states:
  *
- *	IDLE	not submitted, started, or cancelled: the caller's
+ *	IDLE	not queued, started, or cancelled: the caller's
  *	PENDING	in the tree, waiting for its deadline
  *	HANDED	taken out of the tree and queued on its target
  *
@@ -25,12 +25,12 @@
  * dispatch work, which queues the task on its target in the same hold of
  * d->lock: there is no moment when a task is off the tree but not yet on
  * its target. HANDED becomes IDLE when the target starts the task (the
- * trampoline marks it IDLE before calling its function, which may submit
+ * trampoline marks it IDLE before calling its function, which may queue
  * it again), or when a cancel, under d->lock, takes it back from the
  * target with cancel_work() or ordsched_stream_cancel(), which only
  * succeed if the target never started it. Whether the target has started
  * a task is decided under the target's own lock; everything else under
- * d->lock: each submission ends exactly once, run or cancelled.
+ * d->lock: each queueing ends exactly once, run or cancelled.
  *
  * Every queue_work() and cancel_work() of a task's work item happens under
  * d->lock. That is required, not a convenience: cancel_work() owns the
@@ -51,18 +51,19 @@
  * Ties: timerqueue_add() puts a node after every node with the same expiry
  * (its comparison is a strict <), and tasks enter the tree under the lock
  * in the order of their sequence numbers, so equal deadlines leave the
- * tree in submission order; a work item never runs concurrently with
+ * tree in queueing order; a work item never runs concurrently with
  * itself, so the targets receive them in that order too.
  *
  * Flush uses colors, like workqueue flushes: a task takes the current
- * color when submitted, inflight[color] counts submissions neither
+ * color when queued, inflight[color] counts queueings neither
  * finished nor cancelled, and a flush moves the color on and waits for
- * every other color to drain. It waits for exactly the tasks submitted
+ * every other color to drain. It waits for exactly the tasks queued
  * before it, whatever comes later. A killed flush leaves its color still
  * draining; with four colors the next flush still has one of its own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugobjects.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -106,10 +107,10 @@ struct ordsched_delay {
 	u64 slack;
 	/* The dispatch work is queued or running and will look again. */
 	bool dispatching;
-	/* New submissions are refused. */
+	/* New queueings are refused. */
 	bool stopped;
 	/* A RUN stop: every pending task is due now. */
-	bool hurry;
+	bool run_now;
 	u8 color;
 	u64 next_seq;
 	u64 inflight[DELAY_COLORS];
@@ -125,13 +126,34 @@ struct ordsched_delay {
 	struct ordsched_instance inst;
 };
 
+/*
+ * Debug objects: a task is active from its queueing until it starts or is
+ * cancelled. One freed or initialized again while active is reported on a
+ * debug kernel and taken back first, so nothing touches its memory later.
+ */
+static const struct debug_obj_descr delay_task_debug_descr;
+
+static bool delay_task_fixup(void *addr, enum debug_obj_state state)
+{
+	struct ordsched_delay_task *task = addr;
+
+	return state == ODEBUG_STATE_ACTIVE && task->delay &&
+	       ordsched_delay_cancel(task->delay, task);
+}
+
+static const struct debug_obj_descr delay_task_debug_descr = {
+	.name		= "ordsched_delay_task",
+	.fixup_init	= delay_task_fixup,
+	.fixup_free	= delay_task_fixup,
+};
+
 static struct ordsched_delay_task *node_to_task(struct timerqueue_node *node)
 {
 	return container_of(node, struct ordsched_delay_task, node);
 }
 
 /*
- * A submission ended, run or cancelled. When a color drains, the flushes
+ * A queueing ended, run or cancelled. When a color drains, the flushes
  * waiting for it are woken by d->wake: wake_up() takes the wait queue's
  * spinlock_t, which must not nest in the raw d->lock (it sleeps on RT),
  * and cannot simply follow the unlock either: the flush could see the
@@ -151,7 +173,7 @@ static void delay_wake(struct work_struct *work)
 	wake_up(&container_of(work, struct ordsched_delay, wake)->idle);
 }
 
-/* Are the submissions of every color in @colors (a bit mask) over? */
+/* Are the queueings of every color in @colors (a bit mask) over? */
 static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 {
 	bool drained = true;
@@ -236,7 +258,7 @@ static unsigned int delay_dispatch_some(struct ordsched_delay *d, u64 *total)
 
 	raw_spin_lock_irq(&d->lock);
 	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree)) &&
-	       (d->hurry || first->expires <= now)) {
+	       (d->run_now || first->expires <= now)) {
 		timerqueue_del(&d->tree, first);
 		delay_hand_over(d, node_to_task(first), now);
 		n++;
@@ -271,7 +293,7 @@ static void delay_count_late(struct ordsched_delay *d, s64 late)
 {
 	lockdep_assert_held(&d->lock);
 	if (late < 0)
-		d->stats.hurried++;
+		d->stats.run_early++;
 	else
 		d->stats.late[min_t(unsigned int, fls64(late),
 				    ORDSCHED_DELAY_LATE_BUCKETS - 1)]++;
@@ -289,10 +311,11 @@ static void delay_run(struct ordsched_delay_task *task)
 	raw_spin_lock_irqsave(&d->lock, flags);
 	color = task->color;
 	task->state = DELAY_IDLE;
+	debug_object_deactivate(task, &delay_task_debug_descr);
 	delay_count_late(d, late);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 
-	fn(task);	/* may free or resubmit @task: do not touch it again */
+	fn(task);	/* may free or requeue @task: do not touch it again */
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	d->stats.ran++;
@@ -313,6 +336,7 @@ static void delay_stream_fn(struct ordsched_stream_item *item)
 static void delay_task_init_common(struct ordsched_delay_task *task,
 				   ordsched_delay_fn fn, u8 target)
 {
+	debug_object_init(task, &delay_task_debug_descr);
 	memset(task, 0, sizeof(*task));
 	timerqueue_init(&task->node);
 	INIT_LIST_HEAD(&task->link);
@@ -326,9 +350,9 @@ static void delay_task_init_common(struct ordsched_delay_task *task,
  * @fn: what to run when the task is due
  * @wq: the workqueue to run it on (NULL: ordsched's own unbound
  *	workqueue). On an ordered workqueue, tasks run in the order they are
- *	handed over: by deadline, ties in submission order.
+ *	handed over: by deadline, ties in queueing order.
  *
- * Must not be called while the task is submitted.
+ * Must not be called while the task is queued.
  *
  * Context: any context.
  */
@@ -349,8 +373,8 @@ EXPORT_SYMBOL_GPL(ordsched_delay_task_init);
  * @stream: the stream: when due, the task is queued on it behind the
  *	items already there, and runs in the stream's order
  *
- * Must not be called while the task is submitted. The stream must outlive
- * every submission of the task.
+ * Must not be called while the task is queued. The stream must outlive
+ * every queueing of the task.
  *
  * Context: any context.
  */
@@ -364,25 +388,43 @@ void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_task_init_stream);
 
-static int delay_submit(struct ordsched_delay *d,
-			struct ordsched_delay_task *task, ktime_t deadline)
+/**
+ * ordsched_delay_queue_at() - run a task at an absolute time
+ * @d: the scheduler
+ * @task: the task, initialized
+ * @when_ns: absolute CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()); a
+ *	time in the past is due at once, one beyond KTIME_MAX is clamped to
+ *	it (never due; ordsched_delay_stop() still ends it)
+ *
+ * The task is handed to its target once CLOCK_MONOTONIC has reached
+ * @when_ns, never before; with the scheduler's slack, it may be up to that
+ * much later on top of the usual latency. Tasks given the same @when_ns
+ * are handed over in the order they were queued. Stores before the call
+ * are visible to the task.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: true, or false if the task is already queued (pending or handed
+ * over and not started: it is left as it is, as by queue_delayed_work())
+ * or the scheduler is stopped.
+ */
+bool ordsched_delay_queue_at(struct ordsched_delay *d,
+			     struct ordsched_delay_task *task, u64 when_ns)
 {
+	ktime_t deadline = min_t(u64, when_ns, KTIME_MAX);
 	unsigned long flags;
-	int ret = 0;
+	bool queued = false;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
-	if (unlikely(d->stopped)) {
-		ret = -ESHUTDOWN;
-	} else if (unlikely(task->state != DELAY_IDLE)) {
-		ret = -EBUSY;
-	} else {
+	if (likely(!d->stopped && task->state == DELAY_IDLE)) {
+		debug_object_activate(task, &delay_task_debug_descr);
+		queued = true;
 		task->delay = d;
 		task->seq = d->next_seq++;
 		task->color = d->color;
 		task->state = DELAY_PENDING;
 		task->node.expires = deadline;
 		d->inflight[task->color]++;
-		d->stats.submitted++;
+		d->stats.queued++;
 		d->stats.pending++;
 		d->stats.peak_pending = max(d->stats.peak_pending,
 					    d->stats.pending);
@@ -390,58 +432,9 @@ static int delay_submit(struct ordsched_delay *d,
 			delay_arm(d, deadline);
 	}
 	raw_spin_unlock_irqrestore(&d->lock, flags);
-	return ret;
+	return queued;
 }
-
-/**
- * ordsched_delay_run_after() - run a task after a delay
- * @d: the scheduler
- * @task: the task, initialized and not submitted
- * @delay_ns: nanoseconds from now; a deadline beyond KTIME_MAX is clamped
- *	to KTIME_MAX (never due; ordsched_delay_stop() still ends it)
- *
- * The task is handed to its target once CLOCK_MONOTONIC has reached now +
- * @delay_ns, never before; with the scheduler's slack, it may be up to
- * that much later on top of the usual latency.
- *
- * Context: any context, hard interrupt included.
- * Return: 0; -EINVAL for a negative delay; -EBUSY if the task is already
- * submitted; -ESHUTDOWN if the scheduler is stopped. On error the task is
- * not submitted.
- */
-int ordsched_delay_run_after(struct ordsched_delay *d,
-			     struct ordsched_delay_task *task, s64 delay_ns)
-{
-	ktime_t now;
-
-	if (delay_ns < 0)
-		return -EINVAL;
-	now = ktime_get();
-	return delay_submit(d, task, delay_ns > KTIME_MAX - now ?
-				     KTIME_MAX : ktime_add_ns(now, delay_ns));
-}
-EXPORT_SYMBOL_GPL(ordsched_delay_run_after);
-
-/**
- * ordsched_delay_run_at() - run a task at an absolute time
- * @d: the scheduler
- * @task: the task, initialized and not submitted
- * @when_ns: absolute CLOCK_MONOTONIC nanoseconds (as ktime_get()); a time
- *	in the past is due at once, one beyond KTIME_MAX is clamped to it
- *
- * As ordsched_delay_run_after(). Tasks given the same @when_ns are handed
- * over in the order of their submissions.
- *
- * Context: any context, hard interrupt included.
- * Return: 0; -EBUSY if the task is already submitted; -ESHUTDOWN if the
- * scheduler is stopped. On error the task is not submitted.
- */
-int ordsched_delay_run_at(struct ordsched_delay *d,
-			  struct ordsched_delay_task *task, u64 when_ns)
-{
-	return delay_submit(d, task, min_t(u64, when_ns, KTIME_MAX));
-}
-EXPORT_SYMBOL_GPL(ordsched_delay_run_at);
+EXPORT_SYMBOL_GPL(ordsched_delay_queue_at);
 
 /* @task will not run: it is the caller's again. */
 static void delay_cancelled(struct ordsched_delay *d,
@@ -449,6 +442,7 @@ static void delay_cancelled(struct ordsched_delay *d,
 {
 	lockdep_assert_held(&d->lock);
 	task->state = DELAY_IDLE;
+	debug_object_deactivate(task, &delay_task_debug_descr);
 	d->stats.cancels++;
 	d->stats.cancels_handed += handed;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
@@ -473,7 +467,7 @@ static bool delay_target_cancel(struct ordsched_delay *d,
 
 /**
  * ordsched_delay_cancel() - cancel a task that has not started
- * @d: the scheduler the task was submitted to
+ * @d: the scheduler the task was queued to
  * @task: the task
  *
  * A task waiting for its deadline is removed. A task already handed to its
@@ -481,7 +475,7 @@ static bool delay_target_cancel(struct ordsched_delay *d,
  * Either this returns true and the task will not run, or the task has
  * run, is running or will run, and this returns false: never both, never
  * neither. Cancel does not wait for a running task; ordsched_delay_flush()
- * does. Cancelling a task never submitted, or submitted to a scheduler
+ * does. Cancelling a task never queued, or queued to a scheduler
  * that still exists but is not @d, returns false.
  *
  * Context: any context, hard interrupt included.
@@ -514,12 +508,12 @@ unlock:
 EXPORT_SYMBOL_GPL(ordsched_delay_cancel);
 
 /**
- * ordsched_delay_flush() - wait for the tasks submitted so far
+ * ordsched_delay_flush() - wait for the tasks queued so far
  * @d: the scheduler
  *
- * Returns once every task submitted before the call has run (its function
+ * Returns once every task queued before the call has run (its function
  * returned) or been cancelled. Deadlines are kept: a flush waits for them
- * (use ordsched_delay_stop() to hurry them). Tasks submitted during the
+ * (use ordsched_delay_stop() to run them now). Tasks queued during the
  * flush, also by the tasks themselves, are not waited for. Concurrent
  * flushes are serialized. The wait is killable: far deadlines are normal
  * here, and the caller may be told to give up.
@@ -563,6 +557,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		task = node_to_task(first);
 		timerqueue_del(&d->tree, first);
 		task->state = DELAY_IDLE;
+		debug_object_deactivate(task, &delay_task_debug_descr);
 		d->stats.cancels++;
 		trace_ordsched_delay_cancel(d->inst.id, task->seq, false);
 		list_add_tail(&task->link, &batch);
@@ -593,8 +588,8 @@ static bool delay_cancel_some(struct ordsched_delay *d)
  *	deadlines ignored; %ORDSCHED_DELAY_CANCEL_PENDING cancels them, each
  *	reported to the scheduler's @cancelled callback, called from here
  *
- * From the start of the call, submissions fail with -ESHUTDOWN (also
- * those of running tasks). Returns once every task submitted before has
+ * From the start of the call, queueings fail (return false; also
+ * those of running tasks). Returns once every task queued before has
  * run or been cancelled: tasks already handed to their target run either
  * way. The scheduler is then idle, its timer and work stopped; only
  * ordsched_delay_destroy(), ordsched_delay_get_stats() and further stops
@@ -609,7 +604,7 @@ void ordsched_delay_stop(struct ordsched_delay *d,
 	raw_spin_lock_irq(&d->lock);
 	d->stopped = true;
 	if (mode == ORDSCHED_DELAY_RUN_PENDING) {
-		d->hurry = true;
+		d->run_now = true;
 		delay_kick(d);
 	}
 	raw_spin_unlock_irq(&d->lock);
@@ -668,8 +663,8 @@ static void delay_show(struct seq_file *m, struct ordsched_instance *inst)
 	if (!s)
 		return;
 	ordsched_delay_get_stats(d, s);
-	seq_printf(m, "submitted: %llu\npending: %llu\npeak_pending: %llu\n",
-		   s->submitted, s->pending, s->peak_pending);
+	seq_printf(m, "queued: %llu\npending: %llu\npeak_pending: %llu\n",
+		   s->queued, s->pending, s->peak_pending);
 	seq_printf(m, "inflight: %llu\nexpiries: %llu\nrearms: %llu\n",
 		   s->inflight, s->expiries, s->rearms);
 	seq_printf(m, "batches: %llu\ndispatched: %llu\n", s->batches,
@@ -679,7 +674,7 @@ static void delay_show(struct seq_file *m, struct ordsched_instance *inst)
 		   s->max_batch);
 	seq_printf(m, "cancels: %llu (%llu after hand-over)\n", s->cancels,
 		   s->cancels_handed);
-	seq_printf(m, "ran: %llu\nhurried: %llu\n", s->ran, s->hurried);
+	seq_printf(m, "ran: %llu\nrun_early: %llu\n", s->ran, s->run_early);
 	seq_puts(m, "lateness_ns:\n");
 	for (i = 0; i < ORDSCHED_DELAY_LATE_BUCKETS; i++) {
 		if (!s->late[i])

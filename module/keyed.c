@@ -35,14 +35,14 @@
  * at most one worker at a time and other keys' tasks are queued beside
  * it, never behind it.
  *
- * Flush waits for the tasks submitted before it and for no later one,
+ * Flush waits for the tasks queued before it and for no later one,
  * with colors as workqueue flushes have: a task is counted in the current
- * color when submitted; a flush moves the color on and waits until every
- * other color has no task left. A submitter counts its task, then checks
+ * color when queued; a flush moves the color on and waits until every
+ * other color has no task left. A queuer counts its task, then checks
  * that the color has not moved meanwhile, and if it has, moves its count
  * to the new color; the flush moves the color, then reads the counts. A
  * full barrier on each side between the two steps (Dekker) means a flush
- * either sees the task counted or the submitter sees the new color. A
+ * either sees the task counted or the queuer sees the new color. A
  * flush that is killed leaves its color still draining, which is why
  * there are four colors, not two: the next flush moves to a color of its
  * own (after waiting for it to drain, should three killed flushes in a
@@ -51,6 +51,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/debugobjects.h>
 #include <linux/err.h>
 #include <linux/hash.h>
 #include <linux/lockdep.h>
@@ -97,8 +98,8 @@ struct ordsched_keyed {
 };
 
 ORDSCHED_COUNTERS(keyed_counters, struct ordsched_keyed_stats, 0,
-		  "submitted", "rollups", "parked", "ran", "keys_created",
-		  "keys_reclaimed");
+		  "queued", "rollups", "parked", "ran", "cancelled",
+		  "keys_created", "keys_reclaimed");
 
 static struct keyed_bucket *keyed_bucket(struct ordsched_keyed *kx, u64 key)
 {
@@ -127,6 +128,8 @@ static bool keyed_enqueue(struct ordsched_keyed *kx, struct keyed_bucket *b,
 	if (head) {
 		/* Before the head in the circle is the end of the queue. */
 		list_add_tail(&tok->node, &head->node);
+		/* Unhashed: not a head (see keyed_is_head()). */
+		INIT_HLIST_NODE(&tok->hnode);
 		return false;
 	}
 	INIT_LIST_HEAD(&tok->node);
@@ -149,7 +152,7 @@ static struct ordsched_keyed_task *keyed_dequeue(struct ordsched_keyed *kx,
 	lockdep_assert_held(&b->lock);
 	if (list_empty(&tok->node)) {
 		/* The last token: the key is idle and nothing is left of it. */
-		hlist_del(&tok->hnode);
+		hlist_del_init(&tok->hnode);
 		this_cpu_inc(kx->stats->keys_reclaimed);
 		trace_ordsched_keyed_key(kx->inst.id, tok->key, false);
 		return NULL;
@@ -157,7 +160,7 @@ static struct ordsched_keyed_task *keyed_dequeue(struct ordsched_keyed *kx,
 	next = list_first_entry(&tok->node, struct ordsched_keyed_token, node);
 	list_del(&tok->node);
 	hlist_add_before(&next->hnode, &tok->hnode);
-	hlist_del(&tok->hnode);
+	hlist_del_init(&tok->hnode);
 	return atomic_dec_and_test(&next->task->waiting) ? next->task : NULL;
 }
 
@@ -187,6 +190,30 @@ static void keyed_release(struct ordsched_keyed *kx,
 	}
 }
 
+/*
+ * Debug objects: a task is active from its queueing until it is done or
+ * cancelled. One freed or initialized again while active is reported on a
+ * debug kernel and, where the context allows, cancelled first. The object
+ * is the task's @waiting, not its start, which is its work item's and
+ * tracked by the workqueue's own debug objects.
+ */
+#define keyed_debug_obj(task)	(&(task)->waiting)
+
+static bool keyed_task_fixup(void *addr, enum debug_obj_state state)
+{
+	struct ordsched_keyed_task *task =
+		container_of(addr, struct ordsched_keyed_task, waiting);
+
+	return state == ODEBUG_STATE_ACTIVE && task->kx && !irqs_disabled() &&
+	       !in_hardirq() && ordsched_keyed_cancel(task->kx, task);
+}
+
+static const struct debug_obj_descr keyed_task_debug_descr = {
+	.name		= "ordsched_keyed_task",
+	.fixup_init	= keyed_task_fixup,
+	.fixup_free	= keyed_task_fixup,
+};
+
 /* A task of @color is over; fully ordered, pairs with keyed_drained(). */
 static void keyed_uncount(struct ordsched_keyed *kx, unsigned int color)
 {
@@ -206,6 +233,7 @@ static void keyed_work_fn(struct work_struct *work)
 	task->fn(task);
 	keyed_release(kx, task);
 	this_cpu_inc(kx->stats->ran);
+	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
 	/* From here on the task is the caller's. */
 	if (done)
 		done(task);
@@ -309,30 +337,36 @@ static bool keyed_keys_valid(const u64 *keys, unsigned int n,
 }
 
 /**
- * ordsched_keyed_submit() - submit a task under one or more keys
+ * ordsched_keyed_queue() - queue a task under one or more keys
  * @kx: the executor
  * @task: an initialized task, not in flight
  * @keys: its keys, all different
  * @nr_keys: how many: from 1 to the task's number of tokens, at most
  *	%ORDSCHED_KEYED_MAX_KEYS
  *
- * The task runs once every task submitted earlier on any of its keys has
- * finished, and before any task submitted later on any of them starts.
- * Submissions from different threads are ordered by the instant they
- * take their places, which is the same instant on all the task's keys.
- * Nothing is allocated; the call never waits.
+ * The task runs once every task queued earlier on any of its keys has
+ * finished, and before any task queued later on any of them starts.
+ * Queueings from different threads are ordered by the instant they take
+ * their places, which is the same instant on all the task's keys. Stores
+ * before the call are visible to the task. Nothing is allocated; the call
+ * never waits.
  *
  * Context: process or softirq context, not hard interrupt.
- * Return: 0, or -EINVAL if @nr_keys is out of range or a key repeats.
+ * Return: true, or false if @nr_keys is out of range or a key repeats
+ * (the task is not queued).
  */
-int ordsched_keyed_submit(struct ordsched_keyed *kx,
+bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
 			  const u64 *keys, unsigned int nr_keys)
 {
 	unsigned int i, heads, color;
 
+	lockdep_assert_irqs_enabled();
 	if (!keyed_keys_valid(keys, nr_keys, task->nr_tokens))
-		return -EINVAL;
+		return false;
+	/* On a debug kernel, a task queued twice is caught here. */
+	if (debug_object_activate(keyed_debug_obj(task), &keyed_task_debug_descr))
+		return false;
 
 	task->kx = kx;
 	task->nr_keys = nr_keys;
@@ -353,20 +387,103 @@ int ordsched_keyed_submit(struct ordsched_keyed *kx,
 		keyed_uncount(kx, color);
 	}
 	task->color = color;
-	this_cpu_inc(kx->stats->submitted);
+	this_cpu_inc(kx->stats->queued);
 	if (nr_keys > 1)
 		this_cpu_inc(kx->stats->rollups);
 
 	heads = keyed_enqueue_all(kx, task);
 	if (heads < nr_keys)
 		this_cpu_inc(kx->stats->parked);
-	trace_ordsched_keyed_submit(kx->inst.id, task, keys[0], nr_keys, heads);
+	trace_ordsched_keyed_queue(kx->inst.id, task, keys[0], nr_keys, heads);
 	/* The task may run and be freed as soon as this is done. */
 	if (atomic_sub_and_test(heads + 1, &task->waiting))
 		keyed_dispatch(kx, task);
-	return 0;
+	return true;
 }
-EXPORT_SYMBOL_GPL(ordsched_keyed_submit);
+EXPORT_SYMBOL_GPL(ordsched_keyed_queue);
+
+/* Does @tok head its key? Heads are hashed, the others not. */
+static bool keyed_is_head(struct ordsched_keyed_token *tok)
+{
+	return !hlist_unhashed(&tok->hnode);
+}
+
+/*
+ * Take every token of @task off its key, as if the task had run; the
+ * tasks this makes ready are stored in @ready. Called with all the task's
+ * buckets locked.
+ */
+static unsigned int keyed_withdraw(struct ordsched_keyed *kx,
+				   struct ordsched_keyed_task *task,
+				   struct ordsched_keyed_task **ready)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < task->nr_keys; i++) {
+		struct ordsched_keyed_token *tok = &task->tokens[i];
+
+		if (keyed_is_head(tok)) {
+			ready[n] = keyed_dequeue(kx, keyed_bucket(kx, tok->key),
+						 tok);
+			n += !!ready[n];
+		} else {
+			list_del(&tok->node);
+		}
+	}
+	return n;
+}
+
+/**
+ * ordsched_keyed_cancel() - cancel a task that has not started
+ * @kx: the executor the task was queued on
+ * @task: the task; its ordsched_keyed_queue() has returned
+ *
+ * A task still waiting for earlier tasks of its keys, or ready and queued
+ * on the workqueue but not started, is withdrawn from its keys (the tasks
+ * behind it move up) and will not run; its @done is not called and it is
+ * the caller's again. Either this returns true and the task will not run,
+ * or the task has run, is running or will run and this returns false:
+ * never both, never neither. Does not wait for a running task.
+ *
+ * Context: process or softirq context, not hard interrupt.
+ * Return: true if the task was cancelled.
+ */
+bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
+			   struct ordsched_keyed_task *task)
+{
+	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
+	unsigned int i, nr_ready = 0;
+	bool cancelled = false;
+
+	lockdep_assert_irqs_enabled();
+	if (task->kx != kx || !task->nr_keys)
+		return false;
+	/* With the task's buckets held, none of its tokens can move. */
+	keyed_lock_all(kx, task->tokens, task->nr_keys);
+	/*
+	 * Waiting for some key: its tokens are ours to withdraw. Ready: the
+	 * task is queued on the workqueue or about to be (by whoever brought
+	 * it to 0, once that thread has left the bucket lock); only
+	 * cancel_work() can tell whether it has not started yet.
+	 */
+	if (atomic_read(&task->waiting) || cancel_work(&task->work)) {
+		nr_ready = keyed_withdraw(kx, task, ready);
+		cancelled = true;
+	}
+	keyed_unlock_all(kx, task->tokens, task->nr_keys);
+	for (i = 0; i < nr_ready; i++)
+		keyed_dispatch(kx, ready[i]);
+	if (cancelled) {
+		debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
+		/* Withdrawn: a second cancel finds nothing to do. */
+		task->nr_keys = 0;
+		this_cpu_inc(kx->stats->cancelled);
+		trace_ordsched_keyed_cancel(kx->inst.id, task);
+		keyed_uncount(kx, task->color);
+	}
+	return cancelled;
+}
+EXPORT_SYMBOL_GPL(ordsched_keyed_cancel);
 
 /**
  * ordsched_keyed_task_init() - prepare a task
@@ -384,6 +501,7 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
 			      struct ordsched_keyed_token *tokens,
 			      unsigned int nr_tokens)
 {
+	debug_object_init(keyed_debug_obj(task), &keyed_task_debug_descr);
 	INIT_WORK(&task->work, keyed_work_fn);
 	task->fn = fn;
 	task->done = done;
@@ -410,11 +528,11 @@ static bool keyed_drained(struct ordsched_keyed *kx, unsigned long colors)
 #define KEYED_ALL_COLORS	(BIT(KEYED_COLORS) - 1)
 
 /**
- * ordsched_keyed_flush() - wait for the tasks submitted so far
+ * ordsched_keyed_flush() - wait for the tasks queued so far
  * @kx: the executor
  *
- * Returns once every task submitted before the call has finished: its
- * function and its @done have returned. Tasks submitted later, also by the
+ * Returns once every task queued before the call has finished: its
+ * function and its @done have returned. Tasks queued later, also by the
  * tasks themselves, are not waited for. Concurrent flushes are serialized.
  * The wait is killable: a task that never returns would otherwise hold
  * the caller forever.
@@ -436,7 +554,7 @@ int ordsched_keyed_flush(struct ordsched_keyed *kx)
 	ret = wait_event_killable(kx->waitq, keyed_drained(kx, BIT(next)));
 	if (!ret) {
 		WRITE_ONCE(kx->color, next);
-		/* Pairs with smp_mb__after_atomic() in ordsched_keyed_submit(). */
+		/* Pairs with smp_mb__after_atomic() in ordsched_keyed_queue(). */
 		smp_mb();
 		ret = wait_event_killable(kx->waitq, keyed_drained(kx, others));
 	}
@@ -461,23 +579,6 @@ void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
 	ordsched_instance_sum(&kx->inst, (u64 *)stats);
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_get_stats);
-
-/**
- * ordsched_keyed_live_keys() - how many keys have tasks waiting or running
- * @kx: the executor
- *
- * Context: any context.
- * Return: the number of live keys; exact once the executor is idle, when
- * it is 0.
- */
-u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx)
-{
-	struct ordsched_keyed_stats st;
-
-	ordsched_keyed_get_stats(kx, &st);
-	return st.keys_created - st.keys_reclaimed;
-}
-EXPORT_SYMBOL_GPL(ordsched_keyed_live_keys);
 
 /* The lines of the debugfs "stats" file before the counters. */
 static void keyed_show(struct seq_file *m, struct ordsched_instance *inst)
@@ -543,7 +644,7 @@ EXPORT_SYMBOL_GPL(ordsched_keyed_create);
 
 /*
  * Wait until no task is in flight, of either color, however long it takes
- * (tasks may submit tasks): destroy cannot fail, and freeing earlier would
+ * (tasks may queue tasks): destroy cannot fail, and freeing earlier would
  * let a worker run on freed memory.
  */
 static void keyed_quiesce(struct ordsched_keyed *kx)
@@ -565,10 +666,10 @@ static void keyed_quiesce(struct ordsched_keyed *kx)
  * ordsched_keyed_destroy() - drain and free a keyed executor
  * @kx: the executor (NULL or an ERR_PTR() is ignored)
  *
- * Waits until every task submitted has finished (its @done returned),
- * including tasks submitted by tasks while it waits, then frees the
+ * Waits until every task queued has finished (its @done returned),
+ * including tasks queued by tasks while it waits, then frees the
  * executor. When it returns, nothing runs a task of @kx and nothing will:
- * the module that owns the tasks may unload. Nobody may submit from
+ * the module that owns the tasks may unload. Nobody may queue from
  * outside the tasks once destroy is called.
  *
  * Context: process context, may sleep; not from a task of @kx.

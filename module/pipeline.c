@@ -2,14 +2,15 @@
 /*
  * Ordered execution on a workqueue: the padata replacement.
  *
- * A job takes its ticket when it is submitted, runs its parallel step as a
+ * A job takes its ticket when it is queued, runs its parallel step as a
  * work item, then hands itself to the sequencer. The worker that completes
  * the tail runs the serial steps, its own and those parked behind it, on
  * the spot: unlike padata, the in-order path costs no second workqueue hop
- * and no per-CPU reorder lists. A failed parallel step does not trash the
- * ticket: the job reaches its serial step with the error, so every
- * submitted job is seen exactly once, in order, and the owner can report
- * and free it there.
+ * and no per-CPU reorder lists. A failed parallel step does not cancel
+ * the ticket: the job reaches its serial step with the error, so every
+ * queued job is seen exactly once, in order, and the owner can report and
+ * free it there. Only ordsched_pipeline_cancel() skips a job, and only
+ * one whose parallel step has not started: its ticket is cancelled.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,12 +23,13 @@
 #include "internal.h"
 
 struct pipeline_stats {
-	u64 submitted;
+	u64 queued;
 	u64 parallel_failed;
+	u64 cancelled;
 };
 
 ORDSCHED_COUNTERS(pipeline_counters, struct pipeline_stats, 0,
-		  "submitted", "parallel_failed");
+		  "queued", "parallel_failed", "cancelled");
 
 struct ordsched_pipeline {
 	struct ordsched_seq *seq;
@@ -52,7 +54,7 @@ static void pipeline_parallel(struct work_struct *work)
 	job->err = pl->ops->parallel(job);
 	if (job->err)
 		this_cpu_inc(pl->stats->parallel_failed);
-	ordsched_seq_submit(pl->seq, job->ticket, &job->item);
+	ordsched_seq_queue(pl->seq, job->ticket, &job->item);
 }
 
 static void pipeline_start(struct ordsched_pipeline *pl,
@@ -62,46 +64,46 @@ static void pipeline_start(struct ordsched_pipeline *pl,
 	job->item.fn = pipeline_serial;
 	job->err = 0;
 	INIT_WORK(&job->work, pipeline_parallel);
-	this_cpu_inc(pl->stats->submitted);
+	this_cpu_inc(pl->stats->queued);
 	queue_work(pl->wq, &job->work);
 }
 
 /**
- * ordsched_pipeline_submit() - submit a job
+ * ordsched_pipeline_queue() - queue a job
  * @pl: the pipeline
  * @job: the job, embedded in the caller's structure; not on the stack
  *
  * The job's place in the order is taken now. Its parallel step is queued
  * on the pipeline's workqueue; its serial step follows those of every job
- * submitted before it.
+ * queued before it. Stores before the call are visible to both steps.
  *
  * Context: any context but hard interrupt.
- * Return: 0, or -EAGAIN if the pipeline already has as many jobs in flight
- * as its window holds (the job is not submitted).
+ * Return: true, or false if the pipeline already has as many jobs in
+ * flight as its window holds (the job is not queued).
  */
-int ordsched_pipeline_submit(struct ordsched_pipeline *pl,
+bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
 			     struct ordsched_job *job)
 {
-	int ret = ordsched_seq_ticket(pl->seq, &job->ticket);
-
-	if (!ret)
-		pipeline_start(pl, job);
-	return ret;
+	if (ordsched_seq_ticket(pl->seq, &job->ticket))
+		return false;
+	pipeline_start(pl, job);
+	return true;
 }
-EXPORT_SYMBOL_GPL(ordsched_pipeline_submit);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_queue);
 
 /**
- * ordsched_pipeline_submit_wait() - submit a job, sleeping for room
+ * ordsched_pipeline_queue_wait() - queue a job, sleeping for room
  * @pl: the pipeline
  * @job: the job, embedded in the caller's structure; not on the stack
  *
- * As ordsched_pipeline_submit(), but waits while the window is full.
+ * As ordsched_pipeline_queue(), but waits (killable) while the window is
+ * full.
  *
  * Context: process context, may sleep.
- * Return: 0, or -EINTR if a fatal signal came first (not submitted).
+ * Return: 0, or -EINTR if a fatal signal came first (not queued).
  */
-int ordsched_pipeline_submit_wait(struct ordsched_pipeline *pl,
-				  struct ordsched_job *job)
+int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
+				 struct ordsched_job *job)
 {
 	int ret = ordsched_seq_tickets_wait(pl->seq, 1, &job->ticket);
 
@@ -109,14 +111,40 @@ int ordsched_pipeline_submit_wait(struct ordsched_pipeline *pl,
 		pipeline_start(pl, job);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(ordsched_pipeline_submit_wait);
+EXPORT_SYMBOL_GPL(ordsched_pipeline_queue_wait);
 
 /**
- * ordsched_pipeline_flush() - wait for the serial steps of submitted jobs
+ * ordsched_pipeline_cancel() - cancel a job whose parallel step has not started
+ * @pl: the pipeline the job was queued on
+ * @job: the job
+ *
+ * If the job's parallel step has not started, it is taken off the
+ * workqueue, its place in the order is skipped, neither of its steps runs
+ * and the job is the caller's again. Otherwise the job runs both steps as
+ * usual. Either this returns true and the job will not run, or it returns
+ * false and the job has run, is running or will run its serial step: never
+ * both, never neither. Does not wait for a running step.
+ *
+ * Context: process or softirq context, not hard interrupt.
+ * Return: true if the job was cancelled.
+ */
+bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
+			      struct ordsched_job *job)
+{
+	if (!cancel_work(&job->work))
+		return false;
+	this_cpu_inc(pl->stats->cancelled);
+	ordsched_seq_cancel(pl->seq, job->ticket);
+	return true;
+}
+EXPORT_SYMBOL_GPL(ordsched_pipeline_cancel);
+
+/**
+ * ordsched_pipeline_flush() - wait for the serial steps of queued jobs
  * @pl: the pipeline
  *
- * Returns once every job submitted before the call has run its serial
- * step; jobs submitted later are not waited for. Killable, as
+ * Returns once every job queued before the call has run its serial
+ * step; jobs queued later are not waited for. Killable, as
  * ordsched_seq_flush().
  *
  * Context: process context, may sleep.
@@ -192,10 +220,10 @@ EXPORT_SYMBOL_GPL(ordsched_pipeline_create);
  * ordsched_pipeline_destroy() - drain and free a pipeline
  * @pl: the pipeline (NULL or an ERR_PTR() is ignored)
  *
- * Waits until every job submitted has run both steps, including jobs that
- * serial steps submit while it waits, then frees the pipeline. When it
+ * Waits until every job queued has run both steps, including jobs that
+ * serial steps queue while it waits, then frees the pipeline. When it
  * returns, nothing runs a step of @pl and nothing will: the module that
- * owns the steps may unload. Nobody may submit from outside the steps
+ * owns the steps may unload. Nobody may queue from outside the steps
  * once destroy is called.
  *
  * Context: process context, may sleep; not from a step of @pl.

@@ -10,7 +10,7 @@
  *
  *	EMPTY(t)	ticket t is in the window, not handed in yet
  *	FULL(t)		ticket t's item is parked in the slot
- *	TRASH(t)	ticket t was trashed
+ *	CANCELLED(t)	ticket t was cancelled: its turn is skipped
  *	ABANDONED(t)	the drainer reached t, found it EMPTY and left
  *
  * Exactly one thread, the drainer, owns the tail at any time. It runs slot
@@ -67,7 +67,7 @@
 enum seq_kind {
 	SLOT_EMPTY,
 	SLOT_FULL,
-	SLOT_TRASH,
+	SLOT_CANCELLED,
 	SLOT_ABANDONED,
 };
 
@@ -103,7 +103,7 @@ struct ordsched_seq {
 
 ORDSCHED_COUNTERS(seq_counters, struct ordsched_seq_stats, BIT(2),
 		  "tickets", "parked", "peak_depth", "inline_drains",
-		  "inline_runs", "handoffs", "handoff_runs", "trashed",
+		  "inline_runs", "handoffs", "handoff_runs", "cancelled",
 		  "overflows");
 
 static inline struct seq_slot *seq_slot(struct ordsched_seq *seq, u64 t)
@@ -156,7 +156,7 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 			break;
 		}
 		if (WARN_ON_ONCE(state != slot_state(t, SLOT_FULL) &&
-				 state != slot_state(t, SLOT_TRASH)))
+				 state != slot_state(t, SLOT_CANCELLED)))
 			break;
 
 		item = slot->item;
@@ -203,14 +203,18 @@ static void seq_handoff_fn(struct work_struct *work)
 }
 
 /* Park ticket @t as @kind, or drain from it if the drainer left there. */
-static void seq_hand_in(struct ordsched_seq *seq, u64 t,
+static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 			struct ordsched_seq_item *item, enum seq_kind kind)
 {
+	bool ok = true;
+
 	struct seq_slot *slot = seq_slot(seq, t);
 	s64 empty = slot_state(t, SLOT_EMPTY), old;
 	/* Before the hand-in the tail cannot pass t: depth is >= 0. */
 	u64 depth = t - (u64)atomic64_read(&seq->tail);
 
+	/* Bottom halves are disabled below: never with interrupts off. */
+	lockdep_assert_irqs_enabled();
 	local_bh_disable();
 	slot->item = item;
 	/* Pairs with the acquire in seq_drain(): ->item is published. */
@@ -232,53 +236,61 @@ static void seq_hand_in(struct ordsched_seq *seq, u64 t,
 	old = atomic64_read_acquire(&slot->state);
 	if (WARN_ONCE(old != slot_state(t, SLOT_ABANDONED),
 		      "ordsched: ticket %llu of %s handed in twice or never taken\n",
-		      t, seq->inst.name))
+		      t, seq->inst.name)) {
+		ok = false;
 		goto out;
+	}
 	atomic64_set(&slot->state, slot_state(t, kind));
 	seq_drain(seq, t, false);
 out:
 	local_bh_enable();
+	return ok;
 }
 
 /**
- * ordsched_seq_submit() - hand in the item of a ticket
+ * ordsched_seq_queue() - hand in the item of a ticket
  * @seq: the sequencer
- * @ticket: a ticket taken from @seq and not yet handed in or trashed
+ * @ticket: a ticket taken from @seq and not yet handed in or cancelled
  * @item: what to run in @ticket's turn; valid until its function runs
  *
  * If @ticket is the tail, the caller runs @item at once, then every item
  * parked for the following tickets, up to the sequencer's budget, past
  * which a work item takes over. Otherwise the item is parked and the call
- * returns at once.
+ * returns at once. Stores before the call are visible to @item's function.
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled. Items run with bottom halves disabled.
+ * Return: true; false (with a warning) if @ticket was handed in before or
+ * never taken, a bug in the caller.
  */
-void ordsched_seq_submit(struct ordsched_seq *seq, u64 ticket,
-			 struct ordsched_seq_item *item)
+bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
+			struct ordsched_seq_item *item)
 {
-	seq_hand_in(seq, ticket, item, SLOT_FULL);
+	return seq_hand_in(seq, ticket, item, SLOT_FULL);
 }
-EXPORT_SYMBOL_GPL(ordsched_seq_submit);
+EXPORT_SYMBOL_GPL(ordsched_seq_queue);
 
 /**
- * ordsched_seq_trash() - give up a ticket: its turn is skipped
+ * ordsched_seq_cancel() - give up a ticket: its turn is skipped
  * @seq: the sequencer
- * @ticket: a ticket taken from @seq and not yet handed in or trashed
+ * @ticket: a ticket taken from @seq and not yet handed in or cancelled
  *
- * For a ticket whose work failed. If @ticket is the tail, the caller goes
- * on to run the items parked behind it, as ordsched_seq_submit() does.
+ * For a ticket whose work failed or will not be done. If @ticket is the
+ * tail, the caller goes on to run the items parked behind it, as
+ * ordsched_seq_queue() does.
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
+ * Return: true; false (with a warning) if @ticket was handed in before or
+ * never taken, a bug in the caller.
  */
-void ordsched_seq_trash(struct ordsched_seq *seq, u64 ticket)
+bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket)
 {
-	this_cpu_inc(seq->stats->trashed);
-	trace_ordsched_seq_trash(seq->inst.id, ticket);
-	seq_hand_in(seq, ticket, NULL, SLOT_TRASH);
+	this_cpu_inc(seq->stats->cancelled);
+	trace_ordsched_seq_cancel(seq->inst.id, ticket);
+	return seq_hand_in(seq, ticket, NULL, SLOT_CANCELLED);
 }
-EXPORT_SYMBOL_GPL(ordsched_seq_trash);
+EXPORT_SYMBOL_GPL(ordsched_seq_cancel);
 
 /* Would @n more tickets fit in the window now? */
 static bool seq_has_room(struct ordsched_seq *seq, unsigned int n)
@@ -311,7 +323,7 @@ static noinline __noclone u64 seq_taker_tail(struct ordsched_seq *seq)
  * @n: how many, from 1 to the ring size
  * @first: where to store the first one; the others follow it
  *
- * Each ticket must later be handed in or trashed, exactly once.
+ * Each ticket must later be handed in or cancelled, exactly once.
  *
  * Context: any context.
  * Return: 0, -EAGAIN if the tickets would lie beyond the window (the tail
@@ -387,7 +399,7 @@ EXPORT_SYMBOL_GPL(ordsched_seq_tickets_wait);
  * ordsched_seq_tail() - the next ticket to run
  * @seq: the sequencer
  *
- * Every ticket before the tail has been run or trashed.
+ * Every ticket before the tail has been run or cancelled.
  *
  * Context: any context.
  * Return: the tail.
@@ -403,7 +415,7 @@ EXPORT_SYMBOL_GPL(ordsched_seq_tail);
  * @seq: the sequencer
  *
  * Waits until every ticket handed out before the call has been run or
- * trashed, including items a work item took over. Tickets taken later,
+ * cancelled, including items a work item took over. Tickets taken later,
  * also by the items themselves, are not waited for. The wait is killable:
  * a ticket that is never handed in would otherwise hold the caller
  * forever.
@@ -543,7 +555,7 @@ static void seq_quiesce(struct ordsched_seq *seq)
  * ordsched_seq_destroy() - drain and free a sequencer
  * @seq: the sequencer (NULL or an ERR_PTR() is ignored)
  *
- * Waits until every ticket taken has been handed in or trashed and every
+ * Waits until every ticket taken has been handed in or cancelled and every
  * item has run, including tickets that items take while it waits, then
  * frees the sequencer. When it returns, nothing runs any item of @seq and
  * nothing will: the module that owns the items may unload. Threads that

@@ -3,7 +3,7 @@
  * The spreader: interleave lazily produced groups of jobs so that jobs of
  * one group are dispatched F apart.
  *
- * The spreader is one work item. Its state (the F feeder slots, the slot
+ * The spreader is one work item. Its state (the F lane slots, the slot
  * whose turn it is, whether the producer is dry) is touched by that work
  * item only, and the workqueue never runs one work item twice at once, so
  * it needs no lock, and the callbacks are never called concurrently.
@@ -41,8 +41,8 @@
 #include "internal.h"
 #include "trace.h"
 
-#define SPREAD_DEFAULT_FEEDERS	4
-#define SPREAD_MAX_FEEDERS	1024
+#define SPREAD_DEFAULT_LANES	4
+#define SPREAD_MAX_LANES	1024
 #define SPREAD_DEFAULT_BUDGET	64
 
 struct ordsched_spread {
@@ -60,8 +60,8 @@ struct ordsched_spread {
 	bool dry;
 	int dry_kicks;
 	unsigned int turn;
-	unsigned int nr_feeders;
-	struct ordsched_spread_group **feeders;
+	unsigned int nr_lanes;
+	struct ordsched_spread_group **lanes;
 	unsigned int budget;
 	/* Flushers wait for wip to reach 0. */
 	wait_queue_head_t waitq;
@@ -71,7 +71,7 @@ struct ordsched_spread {
 };
 
 ORDSCHED_COUNTERS(spread_counters, struct ordsched_spread_stats, 0,
-		  "groups", "empty_groups", "jobs", "dry", "kicks", "runs",
+		  "groups", "empty_groups", "jobs", "empty_pulls", "kicks", "runs",
 		  "requeues");
 
 /* Fill slot @i from the producer unless it is dry; false if still empty. */
@@ -96,14 +96,14 @@ static bool spread_fill(struct ordsched_spread *sp, unsigned int i)
 		if (!group) {
 			sp->dry = true;
 			sp->dry_kicks = kicks;
-			this_cpu_inc(sp->stats->dry);
+			this_cpu_inc(sp->stats->empty_pulls);
 			trace_ordsched_spread_dry(sp->inst.id);
 			break;
 		}
 		this_cpu_inc(sp->stats->groups);
 		trace_ordsched_spread_pull(sp->inst.id, i, group);
 		if (!list_empty(&group->jobs)) {
-			sp->feeders[i] = group;
+			sp->lanes[i] = group;
 			return true;
 		}
 		this_cpu_inc(sp->stats->empty_groups);
@@ -119,14 +119,14 @@ static bool spread_one(struct ordsched_spread *sp, unsigned int i)
 	struct ordsched_spread_job *job;
 	bool last;
 
-	if (!sp->feeders[i] && !spread_fill(sp, i))
+	if (!sp->lanes[i] && !spread_fill(sp, i))
 		return false;
-	group = sp->feeders[i];
+	group = sp->lanes[i];
 	job = list_first_entry(&group->jobs, struct ordsched_spread_job, node);
 	list_del_init(&job->node);
 	last = list_empty(&group->jobs);
 	if (last)
-		sp->feeders[i] = NULL;
+		sp->lanes[i] = NULL;
 	trace_ordsched_spread_dispatch(sp->inst.id, i, job);
 	sp->ops->dispatch(sp->priv, job);
 	this_cpu_inc(sp->stats->jobs);
@@ -144,7 +144,7 @@ static bool spread_pass(struct ordsched_spread *sp)
 {
 	unsigned int n = 0, empty = 0;
 
-	while (empty < sp->nr_feeders) {
+	while (empty < sp->nr_lanes) {
 		if (READ_ONCE(sp->stopping))
 			return false;
 		if (n == sp->budget)
@@ -155,7 +155,7 @@ static bool spread_pass(struct ordsched_spread *sp)
 		} else {
 			empty++;
 		}
-		sp->turn = (sp->turn + 1) % sp->nr_feeders;
+		sp->turn = (sp->turn + 1) % sp->nr_lanes;
 	}
 	return false;
 }
@@ -259,7 +259,7 @@ static void spread_show(struct seq_file *m, struct ordsched_instance *inst)
 	struct ordsched_spread *sp = container_of(inst, struct ordsched_spread,
 						  inst);
 
-	seq_printf(m, "feeders: %u\nbudget: %u\nbusy: %d\n", sp->nr_feeders,
+	seq_printf(m, "lanes: %u\nbudget: %u\nbusy: %d\n", sp->nr_lanes,
 		   sp->budget, atomic_read(&sp->wip) != 0);
 }
 
@@ -271,24 +271,24 @@ static void spread_show(struct seq_file *m, struct ordsched_instance *inst)
  *
  * Context: process context, may sleep.
  * Return: the spreader, or an ERR_PTR(): -EINVAL for NULL @params, missing
- * callbacks or more than 1024 feeders, -ENOMEM.
+ * callbacks or more than 1024 lanes, -ENOMEM.
  */
 struct ordsched_spread *
 ordsched_spread_create(const struct ordsched_spread_params *params)
 {
 	const struct ordsched_spread_ops *ops = params ? params->ops : NULL;
-	unsigned int f = params && params->feeders ? params->feeders :
-						     SPREAD_DEFAULT_FEEDERS;
+	unsigned int f = params && params->lanes ? params->lanes :
+						     SPREAD_DEFAULT_LANES;
 	struct ordsched_spread *sp;
 
 	if (!ops || !ops->pull || !ops->dispatch || !ops->release ||
-	    f > SPREAD_MAX_FEEDERS)
+	    f > SPREAD_MAX_LANES)
 		return ERR_PTR(-EINVAL);
 	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
 	if (!sp)
 		return ERR_PTR(-ENOMEM);
-	sp->feeders = kcalloc(f, sizeof(*sp->feeders), GFP_KERNEL);
-	if (!sp->feeders)
+	sp->lanes = kcalloc(f, sizeof(*sp->lanes), GFP_KERNEL);
+	if (!sp->lanes)
 		goto err_free_sp;
 
 	sp->ops = ops;
@@ -297,17 +297,17 @@ ordsched_spread_create(const struct ordsched_spread_params *params)
 	INIT_WORK(&sp->work, spread_work_fn);
 	atomic_set(&sp->wip, 0);
 	atomic_set(&sp->kicks, 0);
-	sp->nr_feeders = f;
+	sp->nr_lanes = f;
 	sp->budget = params->budget ?: SPREAD_DEFAULT_BUDGET;
 	init_waitqueue_head(&sp->waitq);
 	if (ordsched_instance_init(&sp->inst, ORDSCHED_KIND_SPREAD,
 				   params->name, &spread_counters, spread_show))
-		goto err_free_feeders;
+		goto err_free_lanes;
 	sp->stats = sp->inst.stats;
 	return sp;
 
-err_free_feeders:
-	kfree(sp->feeders);
+err_free_lanes:
+	kfree(sp->lanes);
 err_free_sp:
 	kfree(sp);
 	return ERR_PTR(-ENOMEM);
@@ -319,7 +319,7 @@ EXPORT_SYMBOL_GPL(ordsched_spread_create);
  * @sp: the spreader (NULL or an ERR_PTR() is ignored)
  *
  * Stops at the next job without waiting for the producer to run dry: the
- * groups still in the feeders are handed back through @release with the
+ * groups still in the lanes are handed back through @release with the
  * jobs not dispatched still on their lists. To dispatch everything first,
  * call ordsched_spread_flush(). The caller must have stopped kicking.
  *
@@ -334,12 +334,12 @@ void ordsched_spread_destroy(struct ordsched_spread *sp)
 	WRITE_ONCE(sp->stopping, true);
 	/* Waits for a running pass and copes with its requeue. */
 	cancel_work_sync(&sp->work);
-	for (i = 0; i < sp->nr_feeders; i++) {
-		if (sp->feeders[i])
-			sp->ops->release(sp->priv, sp->feeders[i]);
+	for (i = 0; i < sp->nr_lanes; i++) {
+		if (sp->lanes[i])
+			sp->ops->release(sp->priv, sp->lanes[i]);
 	}
 	ordsched_instance_exit(&sp->inst);
-	kfree(sp->feeders);
+	kfree(sp->lanes);
 	kfree(sp);
 }
 EXPORT_SYMBOL_GPL(ordsched_spread_destroy);

@@ -151,21 +151,23 @@ EXPORT_SYMBOL_GPL(ordsched_stream_item_init);
  *
  * The item runs after every item queued on @stream before it, and before
  * every item queued after it, in a worker of the stream's workqueue (see
- * &typedef ordsched_stream_fn). Queueing an item that is already queued is
- * a bug: it is reported and ignored.
+ * &typedef ordsched_stream_fn). As with queue_work(), an item that is
+ * still queued (on this stream or another) is left where it is. Stores
+ * before the call are visible to the item's function.
  *
  * Context: any context, hard interrupt included.
+ * Return: true, or false if @item was already queued.
  */
-void ordsched_stream_queue(struct ordsched_stream *stream,
+bool ordsched_stream_queue(struct ordsched_stream *stream,
 			   struct ordsched_stream_item *item)
 {
 	struct ordsched_stream_set *set = stream->set;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&stream->lock, flags);
-	if (WARN_ON_ONCE(!list_empty(&item->node))) {
+	if (!list_empty(&item->node)) {
 		raw_spin_unlock_irqrestore(&stream->lock, flags);
-		return;
+		return false;
 	}
 	list_add_tail(&item->node, &stream->items);
 	raw_spin_unlock_irqrestore(&stream->lock, flags);
@@ -180,6 +182,7 @@ void ordsched_stream_queue(struct ordsched_stream *stream,
 		this_cpu_inc(set->stats->drains);
 		queue_work(set->wq, &stream->drain);
 	}
+	return true;
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_queue);
 

@@ -54,7 +54,7 @@ DEFINE_EVENT(ordsched_seq_ticket_class, ordsched_seq_run,
 	     TP_PROTO(unsigned int id, u64 ticket),
 	     TP_ARGS(id, ticket));
 
-DEFINE_EVENT(ordsched_seq_ticket_class, ordsched_seq_trash,
+DEFINE_EVENT(ordsched_seq_ticket_class, ordsched_seq_cancel,
 	     TP_PROTO(unsigned int id, u64 ticket),
 	     TP_ARGS(id, ticket));
 
@@ -137,7 +137,7 @@ TRACE_EVENT(ordsched_stream_drain,
 
 /* ---- key-ordered execution (keyed.c) */
 
-TRACE_EVENT(ordsched_keyed_submit,
+TRACE_EVENT(ordsched_keyed_queue,
 	    TP_PROTO(unsigned int id, const void *task, u64 key,
 		     unsigned int nr_keys, unsigned int heads),
 	    TP_ARGS(id, task, key, nr_keys, heads),
@@ -174,6 +174,10 @@ DEFINE_EVENT(ordsched_keyed_task_class, ordsched_keyed_run,
 	     TP_PROTO(unsigned int id, const void *task),
 	     TP_ARGS(id, task));
 
+DEFINE_EVENT(ordsched_keyed_task_class, ordsched_keyed_cancel,
+	     TP_PROTO(unsigned int id, const void *task),
+	     TP_ARGS(id, task));
+
 TRACE_EVENT(ordsched_keyed_key,
 	    TP_PROTO(unsigned int id, u64 key, bool live),
 	    TP_ARGS(id, key, live),
@@ -203,7 +207,7 @@ DECLARE_EVENT_CLASS(ordsched_spread_slot_class,
 			      __entry->slot, __entry->what)
 );
 
-/* A feeder slot pulled a group from the producer. */
+/* A lane slot pulled a group from the producer. */
 DEFINE_EVENT(ordsched_spread_slot_class, ordsched_spread_pull,
 	     TP_PROTO(unsigned int id, unsigned int slot, const void *group),
 	     TP_ARGS(id, slot, group));

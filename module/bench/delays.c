@@ -109,15 +109,13 @@ static void db_delay_fn(struct ordsched_delay_task *dt)
 {
 	struct db_task *t = container_of(dt, struct db_task, dt);
 	struct db_run *run = t->run;
-	int ret;
 
 	if (!db_sample(run, ktime_get_ns()))
 		return;
-	/* Set before submitting: the next run may start on another CPU. */
+	/* Set before queueing: the next run may start on another CPU. */
 	run->deadline = ktime_get_ns() + run->delay_ns;
-	ret = ordsched_delay_run_at(run->d, dt, run->deadline);
-	if (ret) {
-		run->error = ret;
+	if (!ordsched_delay_queue_at(run->d, dt, run->deadline)) {
+		run->error = -EBUSY;
 		complete(&run->all_done);
 	}
 }
@@ -129,7 +127,7 @@ static void db_delay_init(struct db_run *run, struct db_task *t)
 
 static int db_delay_submit(struct db_run *run, struct db_task *t, u64 when)
 {
-	return ordsched_delay_run_at(run->d, &t->dt, when);
+	return ordsched_delay_queue_at(run->d, &t->dt, when) ? 0 : -EBUSY;
 }
 
 static bool db_delay_cancel(struct db_run *run, struct db_task *t)
@@ -323,7 +321,7 @@ static int db_check_stats(struct db_run *run, u64 submitted)
 	if (!run->d)
 		return 0;
 	ordsched_delay_get_stats(run->d, &st);
-	if (st.submitted != submitted || st.cancels != submitted || st.ran ||
+	if (st.queued != submitted || st.cancels != submitted || st.ran ||
 	    st.pending)
 		return -EILSEQ;
 	return 0;

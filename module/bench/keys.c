@@ -129,8 +129,8 @@ static void kb_keyed_fn(struct ordsched_keyed_task *task)
 
 static int kb_keyed_submit(struct kb_run *run, struct kb_item *item)
 {
-	return ordsched_keyed_submit(run->kx, &item->task, item->key,
-				     item->nr_keys);
+	return ordsched_keyed_queue(run->kx, &item->task, item->key,
+				    item->nr_keys) ? 0 : -EINVAL;
 }
 
 /* --- stripe ----------------------------------------------------------- */

@@ -72,7 +72,7 @@ static int ob_seq_produce(struct ob_run *run, struct ob_item *item)
 		return ret;
 	ob_work(run, item);
 	item->si.fn = ob_seq_run;
-	ordsched_seq_submit(run->priv, ticket, &item->si);
+	ordsched_seq_queue(run->priv, ticket, &item->si);
 	return 0;
 }
 
@@ -137,7 +137,7 @@ static void ob_pipeline_report(struct ob_run *run, struct bench_out *out)
 
 static int ob_pipeline_produce(struct ob_run *run, struct ob_item *item)
 {
-	return ordsched_pipeline_submit_wait(run->priv, &item->job);
+	return ordsched_pipeline_queue_wait(run->priv, &item->job);
 }
 
 const struct ob_contender ob_pipeline = {

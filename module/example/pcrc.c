@@ -124,7 +124,7 @@ static struct pcrc_block *pcrc_block_alloc(u64 offset)
 
 static int pcrc_submit(struct pcrc_block *b)
 {
-	int ret = ordsched_pipeline_submit_wait(pcrc.pl, &b->job);
+	int ret = ordsched_pipeline_queue_wait(pcrc.pl, &b->job);
 
 	if (ret)
 		kfree(b);

@@ -11,6 +11,34 @@
  *
  * Every symbol declared there is exported GPL-only in the symbol namespace
  * ORDSCHED; a user module says ORDSCHED_IMPORT_NS() once.
+ *
+ * Every part has the same life and speaks the same verbs:
+ *
+ *	X_create()	make an instance (streams: ordsched_stream_init()
+ *			in a set); returns an ERR_PTR() on failure
+ *	X_queue()	hand over an item; returns true if it was queued,
+ *			false if not (already queued, no room, stopped or
+ *			invalid, as each part says), like queue_work()
+ *	X_cancel()	take back an item that has not started; returns
+ *			true if it will not run, false if it has run, is
+ *			running or will run: never both, never neither
+ *	X_flush()	wait for the items handed over before the call and
+ *			for no later one; killable: 0 or -EINTR
+ *	X_destroy()	drain and free: returns only when nothing of the
+ *			instance runs or will run, so the module that owns
+ *			the callbacks may unload right after it. Work whose
+ *			turn can come without the clock is run (sequencer,
+ *			pipeline, streams, keyed executor), including work
+ *			the callbacks hand over meanwhile; work that waits
+ *			for the clock or the producer is handed back
+ *			(pending delays to @cancelled, the spreader's jobs
+ *			to @release). Never fails; one that cannot finish
+ *			names the instance in the kernel log every 10 s.
+ *
+ * Each part's header opens with its contexts and its memory ordering; in
+ * all of them, the stores made before handing an item over are visible to
+ * the function that runs it. ordsched's own workqueues have rescuers
+ * (WQ_MEM_RECLAIM): reclaim paths may pass no workqueue of their own.
  */
 #ifndef _ORDSCHED_H
 #define _ORDSCHED_H

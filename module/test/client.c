@@ -69,7 +69,7 @@ static void seq_item_fn(struct ordsched_seq_item *item, u64 ticket)
 
 static void seq_late_fn(struct work_struct *work)
 {
-	ordsched_seq_submit(seq, seq_first, &seq_items[0]);
+	ordsched_seq_queue(seq, seq_first, &seq_items[0]);
 }
 
 static int seq_start(void)
@@ -90,7 +90,7 @@ static int seq_start(void)
 		seq_items[i].fn = seq_item_fn;
 	/* All parked behind the first, which comes 300 ms late. */
 	for (i = NR - 1; i > 0; i--)
-		ordsched_seq_submit(seq, seq_first + i, &seq_items[i]);
+		ordsched_seq_queue(seq, seq_first + i, &seq_items[i]);
 	INIT_DELAYED_WORK(&seq_late, seq_late_fn);
 	queue_delayed_work(system_wq, &seq_late, msecs_to_jiffies(300));
 	return 0;
@@ -128,16 +128,15 @@ static const struct ordsched_pipeline_ops pl_ops = {
 static int pipeline_start(void)
 {
 	struct ordsched_pipeline_params p = { .name = "client", .ops = &pl_ops };
-	int i, ret;
+	int i;
 
 	pl = ordsched_pipeline_create(&p);
 	if (IS_ERR(pl))
 		return PTR_ERR(pl);
 	for (i = 0; i < NR; i++) {
-		ret = ordsched_pipeline_submit(pl, &jobs[i]);
-		if (ret) {
+		if (!ordsched_pipeline_queue(pl, &jobs[i])) {
 			ordsched_pipeline_destroy(pl);
-			return ret;
+			return -EAGAIN;
 		}
 	}
 	return 0;
@@ -204,7 +203,7 @@ static void keyed_done(struct ordsched_keyed_task *task)
 
 static int keyed_start(void)
 {
-	int i, ret;
+	int i;
 
 	kx = ordsched_keyed_create(NULL);
 	if (IS_ERR(kx))
@@ -214,10 +213,9 @@ static int keyed_start(void)
 
 		ordsched_keyed_task_init(&tasks[i], keyed_fn, keyed_done,
 					 NULL, 0);
-		ret = ordsched_keyed_submit(kx, &tasks[i], &key, 1);
-		if (ret) {
+		if (!ordsched_keyed_queue(kx, &tasks[i], &key, 1)) {
 			ordsched_keyed_destroy(kx);
-			return ret;
+			return -EINVAL;
 		}
 	}
 	return 0;
@@ -270,9 +268,9 @@ static const struct ordsched_spread_ops sp_ops = {
 
 static int spread_start(void)
 {
-	/* Two feeders: the producer never holds more than 2 of 8 groups. */
+	/* Two lanes: the producer never holds more than 2 of 8 groups. */
 	struct ordsched_spread_params p = { .name = "client", .ops = &sp_ops,
-					    .feeders = 2 };
+					    .lanes = 2 };
 
 	sp = ordsched_spread_create(&p);
 	if (IS_ERR(sp))
@@ -306,19 +304,18 @@ static int delay_start(void)
 {
 	struct ordsched_delay_params p = { .name = "client",
 					   .cancelled = delay_cancelled };
-	int i, ret;
+	int i;
 
 	dl = ordsched_delay_create(&p);
 	if (IS_ERR(dl))
 		return PTR_ERR(dl);
 	for (i = 0; i < NR; i++) {
 		ordsched_delay_task_init(&dl_tasks[i], delay_fn, NULL);
-		ret = ordsched_delay_run_after(dl, &dl_tasks[i],
-					       (s64)(i % 8) * 50 * NSEC_PER_MSEC +
-					       (i >= NR - 8) * NSEC_PER_SEC);
-		if (ret) {
+		if (!ordsched_delay_queue(dl, &dl_tasks[i],
+					  (u64)(i % 8) * 50 * NSEC_PER_MSEC +
+					  (i >= NR - 8) * NSEC_PER_SEC)) {
 			ordsched_delay_destroy(dl);
-			return ret;
+			return -EBUSY;
 		}
 	}
 	return 0;

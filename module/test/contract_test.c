@@ -74,7 +74,7 @@ static void seq_flush_killable(struct ktest *t)
 		return;
 	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
 	KT_EXPECT_EQ(t, kt_run_killed(seq_flush_thread, seq, 100), -EINTR);
-	ordsched_seq_trash(seq, tk);
+	ordsched_seq_cancel(seq, tk);
 	KT_EXPECT_EQ(t, ordsched_seq_flush(seq), 0);
 	ordsched_seq_destroy(seq);
 }
@@ -132,7 +132,7 @@ static void pipeline_flush_killable_destroy_drains(struct ktest *t)
 	if (!KT_EXPECT(t, !IS_ERR(pl)))
 		goto out;
 	for (i = 0; i < 4; i++)
-		KT_EXPECT_EQ(t, ordsched_pipeline_submit(pl, &pt->jobs[i]), 0);
+		KT_EXPECT(t, ordsched_pipeline_queue(pl, &pt->jobs[i]));
 	KT_EXPECT_EQ(t, kt_run_killed(pl_flush_thread, pl, 100), -EINTR);
 	KT_EXPECT_EQ(t, atomic_read(&pt->serial), 0);
 	gate_open_later(&pt->gate, 100);
@@ -262,15 +262,13 @@ static void keyed_flush_past_only_killable(struct ktest *t)
 	ordsched_keyed_task_init(&kt->tasks[0], kx_early_fn, NULL, NULL, 0);
 	ordsched_keyed_task_init(&kt->tasks[1], kx_late_fn, NULL, NULL, 0);
 
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kt->kx, &kt->tasks[0], &key_a, 1),
-		     0);
+	KT_EXPECT(t, ordsched_keyed_queue(kt->kx, &kt->tasks[0], &key_a, 1));
 	KT_EXPECT_EQ(t, kt_run_killed(kx_flush_thread, kt->kx, 100), -EINTR);
 
 	/* A flush starts; then a later task blocks on another key. */
 	queue_work(system_unbound_wq, &kt->flush_work);
 	msleep(50);
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kt->kx, &kt->tasks[1], &key_b, 1),
-		     0);
+	KT_EXPECT(t, ordsched_keyed_queue(kt->kx, &kt->tasks[1], &key_b, 1));
 	KT_EXPECT(t, !wait_for_completion_timeout(&kt->flushed,
 						  msecs_to_jiffies(100)));
 	complete_all(&kt->early.open);
@@ -362,6 +360,185 @@ out:
 	kfree(st);
 }
 
+/* ---- cancel ---- */
+
+struct plc_test {
+	struct gate gate;
+	struct ordsched_job jobs[4];
+	atomic_t serial;
+	u64 order[4];
+	atomic_t parallel;
+};
+
+static struct plc_test *plc_of(struct ordsched_job *job)
+{
+	return container_of(job - (job->ticket & 3), struct plc_test, jobs[0]);
+}
+
+static int plc_parallel(struct ordsched_job *job)
+{
+	struct plc_test *pt = plc_of(job);
+
+	atomic_inc(&pt->parallel);
+	if (!(job->ticket & 3))
+		gate_pass(&pt->gate);
+	return 0;
+}
+
+static void plc_serial(struct ordsched_job *job, int err)
+{
+	struct plc_test *pt = plc_of(job);
+
+	pt->order[atomic_inc_return(&pt->serial) - 1] = job->ticket;
+}
+
+static const struct ordsched_pipeline_ops plc_ops = {
+	.parallel = plc_parallel,
+	.serial = plc_serial,
+};
+
+/*
+ * On an ordered workqueue job 0's parallel step blocks and the others
+ * wait behind it: job 2 is cancelled (neither step runs, its turn is
+ * skipped), job 0, running, is not.
+ */
+static void pipeline_cancel(struct ktest *t)
+{
+	struct ordsched_pipeline_params p = { .name = "cancel", .ops = &plc_ops };
+	struct plc_test *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	struct ordsched_pipeline *pl = NULL;
+	int i;
+
+	if (!KT_EXPECT(t, pt))
+		return;
+	gate_init(&pt->gate);
+	p.wq = alloc_ordered_workqueue("kt_plcancel", 0);
+	if (!KT_EXPECT(t, p.wq))
+		goto out;
+	pl = ordsched_pipeline_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(pl)))
+		goto out_wq;
+	for (i = 0; i < 4; i++)
+		KT_EXPECT(t, ordsched_pipeline_queue(pl, &pt->jobs[i]));
+	while (!atomic_read(&pt->parallel))
+		usleep_range(1000, 2000);
+	KT_EXPECT(t, ordsched_pipeline_cancel(pl, &pt->jobs[2]));
+	KT_EXPECT(t, !ordsched_pipeline_cancel(pl, &pt->jobs[2]));
+	KT_EXPECT(t, !ordsched_pipeline_cancel(pl, &pt->jobs[0]));
+	complete_all(&pt->gate.open);
+	KT_EXPECT_EQ(t, ordsched_pipeline_flush(pl), 0);
+	KT_EXPECT_EQ(t, atomic_read(&pt->serial), 3);
+	KT_EXPECT_EQ(t, atomic_read(&pt->parallel), 3);
+	KT_EXPECT_EQ(t, pt->order[0], 0);
+	KT_EXPECT_EQ(t, pt->order[1], 1);
+	KT_EXPECT_EQ(t, pt->order[2], 3);
+	ordsched_pipeline_destroy(pl);
+out_wq:
+	destroy_workqueue(p.wq);
+out:
+	kfree(pt);
+}
+
+struct kxc_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed_token tokens[2];
+	struct gate *gate;
+	atomic_t *log_pos;
+	int *log;
+	int id;
+	atomic_t ran;
+};
+
+static void kxc_fn(struct ordsched_keyed_task *task)
+{
+	struct kxc_task *kt = container_of(task, struct kxc_task, task);
+
+	if (kt->gate)
+		gate_pass(kt->gate);
+	kt->log[atomic_inc_return(kt->log_pos) - 1] = kt->id;
+	atomic_inc(&kt->ran);
+}
+
+/*
+ * Cancel a task in each state it can be cancelled in, and one it cannot:
+ *	waiting on its key (1, behind 0), a rollup half at the head of its
+ *	keys (4 on {B, C}, behind 3 on B: 5 on C does not wait for it),
+ *	ready and queued on the workqueue but not started (7 on E, behind 0
+ *	on a one-worker workqueue; 8 on E then runs), running (0).
+ */
+static void keyed_cancel(struct ktest *t)
+{
+	struct kxc_task *kt = kcalloc(9, sizeof(*kt), GFP_KERNEL);
+	struct ordsched_keyed_params p = { .name = "cancel" };
+	struct gate *gates = kcalloc(3, sizeof(*gates), GFP_KERNEL);
+	u64 A = 1, B = 2, C = 3, D = 4, E = 5, BC[2] = { 2, 3 };
+	struct ordsched_keyed *kx = NULL;
+	int log[9], i;
+	atomic_t pos = ATOMIC_INIT(0);
+
+	if (!KT_EXPECT(t, kt && gates))
+		goto out;
+	for (i = 0; i < 3; i++)
+		gate_init(&gates[i]);
+	for (i = 0; i < 9; i++) {
+		ordsched_keyed_task_init(&kt[i].task, kxc_fn, NULL,
+					 kt[i].tokens, 2);
+		kt[i].log = log;
+		kt[i].log_pos = &pos;
+		kt[i].id = i;
+	}
+	kt[0].gate = &gates[0];
+	kt[3].gate = &gates[1];
+	kt[6].gate = &gates[2];
+	p.wq = alloc_ordered_workqueue("kt_kxcancel", 0);
+	if (!KT_EXPECT(t, p.wq))
+		goto out;
+	kx = ordsched_keyed_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(kx)))
+		goto out_wq;
+
+	/* 0 runs and blocks the only worker; 1 and 2 wait on A. */
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[0].task, &A, 1));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[1].task, &A, 1));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[2].task, &A, 1));
+	while (!(work_busy(&kt[0].task.work) & WORK_BUSY_RUNNING))
+		usleep_range(1000, 2000);
+	KT_EXPECT(t, ordsched_keyed_cancel(kx, &kt[1].task));
+	KT_EXPECT(t, !ordsched_keyed_cancel(kx, &kt[1].task));
+	KT_EXPECT(t, !ordsched_keyed_cancel(kx, &kt[0].task));
+
+	/* 3 holds B (queued behind 0 on the one worker); 4 on {B, C}. */
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[3].task, &B, 1));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[4].task, BC, 2));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[5].task, &C, 1));
+	KT_EXPECT(t, ordsched_keyed_cancel(kx, &kt[4].task));
+
+	/* 6 on D, 7 on E: both ready, queued behind 0 and not started. */
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[6].task, &D, 1));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[7].task, &E, 1));
+	KT_EXPECT(t, ordsched_keyed_cancel(kx, &kt[7].task));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[8].task, &E, 1));
+
+	complete_all(&gates[0].open);
+	complete_all(&gates[1].open);
+	complete_all(&gates[2].open);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(kx), 0);
+	for (i = 0; i < 9; i++)
+		KT_EXPECT_EQ(t, atomic_read(&kt[i].ran),
+			     i == 1 || i == 4 || i == 7 ? 0 : 1);
+	KT_EXPECT_EQ(t, atomic_read(&pos), 6);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
+	/* 2 after 0 on A; the cancelled ones held nothing back. */
+	for (i = 0; i < atomic_read(&pos); i++)
+		ktest_diag(t, "ran %d", log[i]);
+	ordsched_keyed_destroy(kx);
+out_wq:
+	destroy_workqueue(p.wq);
+out:
+	kfree(gates);
+	kfree(kt);
+}
+
 /* ---- delays ---- */
 
 struct dl_test {
@@ -399,14 +576,77 @@ static void delay_flush_killable(struct ktest *t)
 	if (!KT_EXPECT(t, !IS_ERR(d)))
 		goto out;
 	ordsched_delay_task_init(&dt->task, dl_fn, NULL);
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &dt->task,
-						 60 * NSEC_PER_SEC), 0);
+	KT_EXPECT(t, ordsched_delay_queue(d, &dt->task,
+					  60 * NSEC_PER_SEC));
 	KT_EXPECT_EQ(t, kt_run_killed(dl_flush_thread, d, 100), -EINTR);
 	ordsched_delay_destroy(d);
 	KT_EXPECT_EQ(t, atomic_read(&dt->ran), 0);
 	KT_EXPECT_EQ(t, atomic_read(&dt->cancelled), 1);
 out:
 	kfree(dt);
+}
+
+/*
+ * A task freed while queued is reported by debug objects (one warning
+ * each) and taken back before its memory goes, so nothing runs or touches
+ * it later: a delay waiting for a far deadline, a keyed task waiting
+ * behind another on its key.
+ */
+static void freed_while_queued_warns(struct ktest *t)
+{
+	struct ordsched_keyed_params kp = { .name = "freed" };
+	struct ordsched_delay_stats ds;
+	struct ordsched_delay_task *dtask;
+	struct ordsched_keyed_task *first, *freed;
+	struct ordsched_delay *d;
+	struct ordsched_keyed *kx;
+	struct kx_test *kt;
+	u64 key = 42;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
+		return;
+	}
+	d = ordsched_delay_create(NULL);
+	dtask = kzalloc(sizeof(*dtask), GFP_KERNEL);
+	if (KT_EXPECT(t, !IS_ERR(d) && dtask)) {
+		ordsched_delay_task_init(dtask, dl_fn, NULL);
+		KT_EXPECT(t, ordsched_delay_queue(d, dtask, 60 * NSEC_PER_SEC));
+		kfree(dtask);
+		ordsched_delay_get_stats(d, &ds);
+		KT_EXPECT_EQ(t, ds.pending, 0);
+		KT_EXPECT_EQ(t, ds.cancels, 1);
+	} else {
+		kfree(dtask);
+	}
+	ordsched_delay_destroy(d);
+
+	kt = kzalloc(sizeof(*kt), GFP_KERNEL);
+	freed = kzalloc(sizeof(*freed), GFP_KERNEL);
+	if (!KT_EXPECT(t, kt && freed)) {
+		kfree(freed);
+		kfree(kt);
+		return;
+	}
+	gate_init(&kt->early);
+	kx = ordsched_keyed_create(&kp);
+	if (!KT_EXPECT(t, !IS_ERR(kx))) {
+		kfree(freed);
+		kfree(kt);
+		return;
+	}
+	first = &kt->tasks[0];
+	ordsched_keyed_task_init(first, kx_early_fn, NULL, NULL, 0);
+	ordsched_keyed_task_init(freed, kx_early_fn, NULL, NULL, 0);
+	KT_EXPECT(t, ordsched_keyed_queue(kx, first, &key, 1));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, freed, &key, 1));
+	kfree(freed);
+	complete_all(&kt->early.open);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(kx), 0);
+	KT_EXPECT_EQ(t, atomic_read(&kt->early.passed), 1);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
+	ordsched_keyed_destroy(kx);
+	kfree(kt);
 }
 
 static const struct ktest_case contract_cases[] = {
@@ -416,6 +656,9 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE(keyed_flush_past_only_killable),
 	KT_CASE(spread_flush_killable),
 	KT_CASE(delay_flush_killable),
+	KT_CASE(pipeline_cancel),
+	KT_CASE(keyed_cancel),
+	KT_CASE_WARNS(freed_while_queued_warns),
 	KT_END
 };
 

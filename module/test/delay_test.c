@@ -130,14 +130,14 @@ static void dt_diag_stats(struct ktest *t, struct ordsched_delay *d)
 	ordsched_delay_get_stats(d, s);
 	for (i = 0; i < ORDSCHED_DELAY_LATE_BUCKETS; i++) {
 		seen += s->late[i];
-		if (!median && seen * 2 >= s->ran - s->hurried && seen)
+		if (!median && seen * 2 >= s->ran - s->run_early && seen)
 			median = i ? BIT_ULL(i) : 1;
 	}
 	ktest_diag(t, "peak pending %llu, %llu expiries, %llu rearms, %llu batches (max %llu)",
 		   s->peak_pending, s->expiries, s->rearms, s->batches,
 		   s->max_batch);
-	ktest_diag(t, "%llu cancels (%llu after hand-over), %llu hurried",
-		   s->cancels, s->cancels_handed, s->hurried);
+	ktest_diag(t, "%llu cancels (%llu after hand-over), %llu run early",
+		   s->cancels, s->cancels_handed, s->run_early);
 	ktest_diag(t, "median lateness < %llu ns", median);
 	kfree(s);
 }
@@ -150,18 +150,18 @@ static int random_submitter(void *data, unsigned int idx)
 	struct dt *dt = data;
 	u32 rnd = 0x9e3779b9 * (idx + 1);
 	unsigned int i;
-	int ret;
+	bool ok;
 
 	for (i = idx; i < dt->n; i += dt->threads) {
 		struct ordsched_delay_task *task = &dt->tasks[i].task;
 
 		if (kt_rand(&rnd) & 1)
-			ret = ordsched_delay_run_after(dt->d, task,
-						       kt_rand(&rnd) % 2000000);
+			ok = ordsched_delay_queue(dt->d, task,
+						  kt_rand(&rnd) % 2000000);
 		else
-			ret = ordsched_delay_run_at(dt->d, task, dt->base +
-						    (kt_rand(&rnd) % 256) * 8000);
-		if (ret)
+			ok = ordsched_delay_queue_at(dt->d, task, dt->base +
+						     (kt_rand(&rnd) % 256) * 8000);
+		if (!ok)
 			atomic_inc(&dt->submit_errors);
 		if (i % 256 == idx)
 			cond_resched();
@@ -257,8 +257,8 @@ static int storm_thread(void *data, unsigned int idx)
 	for (i = idx; i < dt->n; i += dt->threads) {
 		struct dt_task *victim = &dt->tasks[kt_rand(&rnd) % dt->n];
 
-		if (ordsched_delay_run_after(dt->d, &dt->tasks[i].task,
-					     kt_rand(&rnd) % 300000))
+		if (!ordsched_delay_queue(dt->d, &dt->tasks[i].task,
+					  kt_rand(&rnd) % 300000))
 			atomic_inc(&dt->submit_errors);
 		if (ordsched_delay_cancel(dt->d, &victim->task))
 			atomic_inc(&victim->cancelled);
@@ -345,7 +345,7 @@ static int stop_submitter(void *data, unsigned int idx)
 	for (i = idx; i < dt->n; i += dt->threads) {
 		delay = kt_rand(&rnd) % 8 ? 60 * NSEC_PER_SEC +
 			kt_rand(&rnd) % NSEC_PER_SEC : kt_rand(&rnd) % 1000000;
-		if (ordsched_delay_run_after(dt->d, &dt->tasks[i].task, delay))
+		if (!ordsched_delay_queue(dt->d, &dt->tasks[i].task, delay))
 			atomic_inc(&dt->submit_errors);
 		if (i % 256 == idx)
 			cond_resched();
@@ -378,11 +378,10 @@ static void stop_run(struct ktest *t, enum ordsched_delay_stop_mode mode)
 	KT_EXPECT_EQ(t, s.pending, 0);
 	KT_EXPECT_EQ(t, s.ran + s.cancels, dt.n);
 	if (mode == ORDSCHED_DELAY_RUN_PENDING)
-		KT_EXPECT(t, s.hurried >= dt.n / 2);
+		KT_EXPECT(t, s.run_early >= dt.n / 2);
 	else
 		KT_EXPECT(t, s.cancels >= dt.n / 2);
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(dt.d, &dt.tasks[0].task, 0),
-		     -ESHUTDOWN);
+	KT_EXPECT(t, !ordsched_delay_queue(dt.d, &dt.tasks[0].task, 0));
 	dt_diag_stats(t, dt.d);
 	dt_free(&dt);
 }
@@ -432,7 +431,7 @@ static struct ordsched_delay *owned_submit(unsigned int n, atomic_t *freed,
 		o->freed = freed;
 		ordsched_delay_task_init(&o->task, owned_fn, NULL);
 		/* A few run now: destroy waits for those, too. */
-		if (ordsched_delay_run_after(d, &o->task, i % 16 ? far_ns : 0))
+		if (!ordsched_delay_queue(d, &o->task, i % 16 ? far_ns : 0))
 			kfree(o);
 	}
 	return d;
@@ -487,31 +486,29 @@ static void bad_args(struct ktest *t)
 	ordsched_delay_task_init(&tk[0], dt_fn, NULL);
 	ordsched_delay_task_init(&tk[1], dt_fn, NULL);
 	KT_EXPECT(t, !ordsched_delay_cancel(d, &tk[0]));
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &tk[0], -1), -EINVAL);
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &tk[0], S64_MIN), -EINVAL);
 
 	/* Overflowing deadlines are clamped, never wrapped into the past. */
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &tk[0], S64_MAX), 0);
+	KT_EXPECT(t, ordsched_delay_queue(d, &tk[0], U64_MAX));
 	KT_EXPECT_EQ(t, ordsched_delay_task_deadline(&tk[0]), KTIME_MAX);
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &tk[0], 0), -EBUSY);
-	KT_EXPECT_EQ(t, ordsched_delay_run_at(d, &tk[0], 0), -EBUSY);
+	KT_EXPECT(t, !ordsched_delay_queue(d, &tk[0], 0));
+	KT_EXPECT(t, !ordsched_delay_queue_at(d, &tk[0], 0));
 	KT_EXPECT(t, ordsched_delay_cancel(d, &tk[0]));
 	KT_EXPECT(t, !ordsched_delay_cancel(d, &tk[0]));
-	KT_EXPECT_EQ(t, ordsched_delay_run_at(d, &tk[0], U64_MAX), 0);
+	KT_EXPECT(t, ordsched_delay_queue_at(d, &tk[0], U64_MAX));
 	KT_EXPECT_EQ(t, ordsched_delay_task_deadline(&tk[0]), KTIME_MAX);
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &tk[1],
-						 KTIME_MAX - ktime_get() + 1000), 0);
+	KT_EXPECT(t, ordsched_delay_queue(d, &tk[1],
+					  KTIME_MAX - ktime_get() + 1000));
 	KT_EXPECT_EQ(t, ordsched_delay_task_deadline(&tk[1]), KTIME_MAX);
 
 	ordsched_delay_get_stats(d, &s);
-	KT_EXPECT_EQ(t, s.submitted, 3);
+	KT_EXPECT_EQ(t, s.queued, 3);
 	KT_EXPECT_EQ(t, s.pending, 2);
 	KT_EXPECT_EQ(t, s.cancels, 1);
 	/* A KTIME_MAX deadline never arms the timer. */
 	KT_EXPECT_EQ(t, s.rearms, 0);
 
 	ordsched_delay_stop(d, ORDSCHED_DELAY_CANCEL_PENDING);
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(d, &tk[0], 0), -ESHUTDOWN);
+	KT_EXPECT(t, !ordsched_delay_queue(d, &tk[0], 0));
 	ordsched_delay_get_stats(d, &s);
 	KT_EXPECT_EQ(t, s.cancels, 3);
 	KT_EXPECT_EQ(t, s.inflight, 0);
@@ -538,11 +535,11 @@ static void order_small(struct ktest *t)
 	base = ktime_get() + 20 * NSEC_PER_MSEC;
 	/* Tasks 0..199: decreasing deadlines; 200..399: one deadline. */
 	for (i = 0; i < 200; i++)
-		KT_EXPECT_EQ(t, ordsched_delay_run_at(dt.d, &dt.tasks[i].task,
-						      base + (200 - i) * 1000), 0);
+		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
+						     base + (200 - i) * 1000));
 	for (; i < 400; i++)
-		KT_EXPECT_EQ(t, ordsched_delay_run_at(dt.d, &dt.tasks[i].task,
-						      base + 300000), 0);
+		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
+						     base + 300000));
 	if (ktime_get() >= base)
 		ktest_diag(t, "slow submission: order checks are weaker");
 	ordsched_delay_flush(dt.d);
@@ -572,15 +569,15 @@ static void flush_waits(struct ktest *t)
 	if (dt_alloc(t, &dt, 2, &p))
 		return;
 	start = ktime_get();
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(dt.d, &dt.tasks[0].task,
-						 2 * NSEC_PER_MSEC), 0);
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[0].task,
+					  2 * NSEC_PER_MSEC));
 	ordsched_delay_flush(dt.d);
 	KT_EXPECT_EQ(t, atomic_read(&dt.tasks[0].ran), 1);
 	KT_EXPECT(t, ktime_get() - start >= 2 * NSEC_PER_MSEC);
 
 	/* Far away: the flush does not wait for it, a RUN stop runs it. */
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(dt.d, &dt.tasks[1].task,
-						 3600 * NSEC_PER_SEC), 0);
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[1].task,
+					  3600 * NSEC_PER_SEC));
 	ordsched_delay_stop(dt.d, ORDSCHED_DELAY_RUN_PENDING);
 	KT_EXPECT_EQ(t, atomic_read(&dt.tasks[1].ran), 1);
 	KT_EXPECT_EQ(t, atomic_read(&dt.early), 1);
@@ -605,7 +602,7 @@ static void periodic_fn(struct ordsched_delay_task *task)
 	if (ktime_get() < ordsched_delay_task_deadline(task))
 		pt->early = true;
 	pt->runs++;
-	pt->last_err = ordsched_delay_run_at(pt->d, task, next);
+	pt->last_err = ordsched_delay_queue_at(pt->d, task, next) ? 0 : -EBUSY;
 }
 
 static void periodic_resubmit(struct ktest *t)
@@ -620,7 +617,7 @@ static void periodic_resubmit(struct ktest *t)
 		goto out;
 	pt->period = 500 * NSEC_PER_USEC;
 	ordsched_delay_task_init(&pt->task, periodic_fn, NULL);
-	KT_EXPECT_EQ(t, ordsched_delay_run_after(pt->d, &pt->task, 0), 0);
+	KT_EXPECT(t, ordsched_delay_queue(pt->d, &pt->task, 0));
 	msleep(20);
 	/* Between runs the task is pending: a cancel removes it for good. */
 	while (!ordsched_delay_cancel(pt->d, &pt->task))
@@ -655,8 +652,8 @@ static void slack_coalesces(struct ktest *t)
 		return;
 	base = ktime_get() + 5 * NSEC_PER_MSEC;
 	for (i = 0; i < dt.n; i++)
-		KT_EXPECT_EQ(t, ordsched_delay_run_at(dt.d, &dt.tasks[i].task,
-						      base + i * 4000), 0);
+		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
+						     base + i * 4000));
 	ordsched_delay_flush(dt.d);
 	dt_check_once(t, &dt, false);
 	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
@@ -794,8 +791,8 @@ static void stream_order(struct ktest *t)
 		e->stream = kt_rand(&rnd) % SO_STREAMS;
 		ordsched_delay_task_init_stream(&e->task, so_delayed_fn,
 						&so->streams[e->stream]);
-		KT_EXPECT_EQ(t, ordsched_delay_run_at(so->d, &e->task, base +
-				(kt_rand(&rnd) % 64) * 200000), 0);
+		KT_EXPECT(t, ordsched_delay_queue_at(so->d, &e->task, base +
+						     (kt_rand(&rnd) % 64) * 200000));
 		e->queued = ktime_get();
 	}
 	/* Direct items trickle in while the deadlines pass. */

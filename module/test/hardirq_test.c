@@ -99,7 +99,7 @@ struct all_apis {
 	struct ordsched_delay *d;
 	struct ordsched_delay_task dtask[4];
 	atomic_t dran[4];
-	int dret[3];
+	bool dret[3];
 	bool dcancelled;
 	struct ordsched_delay_stats dstats;
 };
@@ -196,11 +196,11 @@ static void all_apis_irq(void *data)
 	ordsched_delay_task_init(&a->dtask[1], all_delay_fn, NULL);
 	ordsched_delay_task_init_stream(&a->dtask[2], all_delay_fn, &a->stream);
 	ordsched_delay_task_init(&a->dtask[3], all_delay_fn, NULL);
-	a->dret[0] = ordsched_delay_run_after(a->d, &a->dtask[0], 1000);
-	a->dret[1] = ordsched_delay_run_at(a->d, &a->dtask[1], 0);
-	a->dret[2] = ordsched_delay_run_after(a->d, &a->dtask[2], 2000);
+	a->dret[0] = ordsched_delay_queue(a->d, &a->dtask[0], 1000);
+	a->dret[1] = ordsched_delay_queue_at(a->d, &a->dtask[1], 0);
+	a->dret[2] = ordsched_delay_queue(a->d, &a->dtask[2], 2000);
 	/* Far away: the cancel that follows must win. */
-	if (!ordsched_delay_run_after(a->d, &a->dtask[3], 3600 * NSEC_PER_SEC))
+	if (ordsched_delay_queue(a->d, &a->dtask[3], 3600 * NSEC_PER_SEC))
 		a->dcancelled = ordsched_delay_cancel(a->d, &a->dtask[3]);
 	ordsched_delay_get_stats(a->d, &a->dstats);
 }
@@ -235,8 +235,8 @@ static void every_api(struct ktest *t)
 	for (i = 0; i < 2; i++)
 		a->items[i].fn = all_seq_fn;
 	if (a->first != U64_MAX) {
-		ordsched_seq_submit(a->seq, a->first + 1, &a->items[1]);
-		ordsched_seq_submit(a->seq, a->first, &a->items[0]);
+		ordsched_seq_queue(a->seq, a->first + 1, &a->items[1]);
+		ordsched_seq_queue(a->seq, a->first, &a->items[0]);
 		ordsched_seq_flush(a->seq);
 		KT_EXPECT_EQ(t, a->seq_ran, 2);
 		KT_EXPECT_EQ(t, a->ran_tickets[0], 0);
@@ -249,14 +249,14 @@ static void every_api(struct ktest *t)
 	KT_EXPECT_EQ(t, atomic_read(&a->sran[0]), 1);
 	/* Cancelled xor ran, exactly once. */
 	KT_EXPECT_EQ(t, atomic_read(&a->sran[1]), !a->scancelled);
-	KT_EXPECT_EQ(t, a->dret[0], 0);
-	KT_EXPECT_EQ(t, a->dret[1], 0);
-	KT_EXPECT_EQ(t, a->dret[2], 0);
+	KT_EXPECT(t, a->dret[0]);
+	KT_EXPECT(t, a->dret[1]);
+	KT_EXPECT(t, a->dret[2]);
 	KT_EXPECT(t, a->dcancelled);
 	for (i = 0; i < 3; i++)
 		KT_EXPECT_EQ(t, atomic_read(&a->dran[i]), 1);
 	KT_EXPECT_EQ(t, atomic_read(&a->dran[3]), 0);
-	KT_EXPECT_EQ(t, a->dstats.submitted, 4);
+	KT_EXPECT_EQ(t, a->dstats.queued, 4);
 	KT_EXPECT_EQ(t, a->dstats.cancels, 1);
 	KT_EXPECT_EQ(t, a->live_keys, 0);
 
@@ -316,8 +316,8 @@ static enum hrtimer_restart race_timer(struct hrtimer *timer)
 	r->hardirq = in_hardirq() && irqs_disabled();
 	if (i < RACE_TASKS) {
 		/* Due in 0 to 63 us: about as soon as the cancel comes. */
-		if (ordsched_delay_run_after(r->d, &r->tasks[i],
-					     (kt_rand(&r->rnd) & 63) * 1000))
+		if (!ordsched_delay_queue(r->d, &r->tasks[i],
+					  (kt_rand(&r->rnd) & 63) * 1000))
 			r->submit_err++;
 	}
 	if (i >= RACE_LAG && i - RACE_LAG < RACE_TASKS && (i & 1))

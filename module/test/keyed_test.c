@@ -98,7 +98,7 @@ static void one_key_order(struct ktest *t)
 		goto out;
 	for (i = 0; i < 64; i++) {
 		log_task_init(&lts[i], log, i);
-		KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, &lts[i].task, &key, 1), 0);
+		KT_EXPECT(t, ordsched_keyed_queue(kx, &lts[i].task, &key, 1));
 	}
 	ordsched_keyed_flush(kx);
 	KT_EXPECT_EQ(t, atomic_read(&log->pos), 64);
@@ -141,11 +141,11 @@ static void rollup_exact(struct ktest *t)
 		log_task_init(&lts[i], log, i);
 	lts[A1].hold = &hold;
 
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, &lts[A1].task, keys[A1], 1), 0);
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &lts[A1].task, keys[A1], 1));
 	KT_EXPECT(t, started(&lts[A1], 5 * HZ));
 	for (i = B1; i < NR; i++)
-		KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, &lts[i].task, keys[i],
-						      nr_keys[i]), 0);
+		KT_EXPECT(t, ordsched_keyed_queue(kx, &lts[i].task, keys[i],
+						  nr_keys[i]));
 	/* While A1 runs: B1, C1 and S finish; R, A2 and B2 do not start. */
 	KT_EXPECT(t, wait_for_completion_timeout(&lts[B1].finished, 5 * HZ));
 	KT_EXPECT(t, wait_for_completion_timeout(&lts[C1].finished, 5 * HZ));
@@ -200,12 +200,10 @@ static int crossed_thread(void *data, unsigned int idx)
 	struct crossed *c = data;
 	u64 keys[2] = { idx ? 7 : 9, idx ? 9 : 7 };
 	unsigned int i;
-	int ret;
 
 	for (i = idx; i < 2 * CROSSED_ROUNDS; i += 2) {
-		ret = ordsched_keyed_submit(c->kx, &c->cts[i].task, keys, 2);
-		if (ret)
-			return ret;
+		if (!ordsched_keyed_queue(c->kx, &c->cts[i].task, keys, 2))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -346,7 +344,7 @@ static bool rnd_submit_one(struct rnd *r, unsigned int p, u32 *rnd)
 		if (rnd_shared(rt->keys[i]))
 			rt->seq[i] = r->submitted[p][rt->keys[i]]++;
 	}
-	if (ordsched_keyed_submit(r->kx, &rt->task, rt->keys, n))
+	if (!ordsched_keyed_queue(r->kx, &rt->task, rt->keys, n))
 		atomic_inc(&r->errors);
 	return true;
 }
@@ -415,7 +413,7 @@ static void rnd_check(struct ktest *t, struct rnd *r)
 		KT_EXPECT(t, atomic_read(&r->max_running) >= 2);
 	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(r->kx), 0);
 	ordsched_keyed_get_stats(r->kx, &st);
-	KT_EXPECT_EQ(t, st.submitted, RND_TASKS);
+	KT_EXPECT_EQ(t, st.queued, RND_TASKS);
 	KT_EXPECT_EQ(t, st.ran, RND_TASKS);
 	KT_EXPECT_EQ(t, st.keys_created, st.keys_reclaimed);
 	ktest_diag(t, "%u tasks (%llu rollups, %u from softirq), %llu parked, up to %d at once",
@@ -507,11 +505,11 @@ static void hot_key(struct ktest *t)
 		ordsched_keyed_task_init(&h->tasks[i].task, spin_fn, hot_done,
 					 NULL, 0);
 		h->tasks[i].h = h;
-		ordsched_keyed_submit(kx, &h->tasks[i].task, &hot, 1);
+		ordsched_keyed_queue(kx, &h->tasks[i].task, &hot, 1);
 	}
 	ordsched_keyed_task_init(&h->cold, cold_fn, NULL, NULL, 0);
 	h->hot_done_when_cold_ran = -1;
-	ordsched_keyed_submit(kx, &h->cold, &cold, 1);
+	ordsched_keyed_queue(kx, &h->cold, &cold, 1);
 	ordsched_keyed_flush(kx);
 	KT_EXPECT_EQ(t, atomic_read(&h->hot_done), HOT_TASKS);
 	KT_EXPECT(t, h->hot_done_when_cold_ran >= 0);
@@ -546,7 +544,7 @@ static void keys_reclaimed(struct ktest *t)
 			u64 key = (u64)wave << 32 | i;
 
 			ordsched_keyed_task_init(&tasks[i], spin_fn, NULL, NULL, 0);
-			ordsched_keyed_submit(kx, &tasks[i], &key, 1);
+			ordsched_keyed_queue(kx, &tasks[i], &key, 1);
 		}
 		live = ordsched_keyed_live_keys(kx);
 		peak = max(peak, live);
@@ -576,13 +574,13 @@ static void bad_keys(struct ktest *t)
 	if (!KT_EXPECT(t, task && !IS_ERR(kx)))
 		goto out;
 	ordsched_keyed_task_init(task, spin_fn, NULL, tokens, 2);
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 0), -EINVAL);
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 3), -EINVAL);
+	KT_EXPECT(t, !ordsched_keyed_queue(kx, task, keys, 0));
+	KT_EXPECT(t, !ordsched_keyed_queue(kx, task, keys, 3));
 	keys[1] = 1;
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 2), -EINVAL);
+	KT_EXPECT(t, !ordsched_keyed_queue(kx, task, keys, 2));
 	ordsched_keyed_task_init(task, spin_fn, NULL, NULL, 0);
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 2), -EINVAL);
-	KT_EXPECT_EQ(t, ordsched_keyed_submit(kx, task, keys, 1), 0);
+	KT_EXPECT(t, !ordsched_keyed_queue(kx, task, keys, 2));
+	KT_EXPECT(t, ordsched_keyed_queue(kx, task, keys, 1));
 	ordsched_keyed_flush(kx);
 	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
 out:

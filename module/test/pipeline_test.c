@@ -82,7 +82,7 @@ static int pl_producer(void *data, unsigned int idx)
 	int ret;
 
 	while ((i = atomic_inc_return(&pt->next) - 1) < pt->n) {
-		ret = ordsched_pipeline_submit_wait(pt->pl, &pt->jobs[i].job);
+		ret = ordsched_pipeline_queue_wait(pt->pl, &pt->jobs[i].job);
 		if (ret)
 			return ret;
 		if (!(i % 64))
@@ -175,15 +175,14 @@ static void window_full(struct ktest *t)
 	for (i = 0; i < 5; i++)
 		pt->jobs[i].pt = pt;
 	for (i = 0; i < 4; i++)
-		KT_EXPECT_EQ(t, ordsched_pipeline_submit(pt->pl,
-							 &pt->jobs[i].job), 0);
-	KT_EXPECT_EQ(t, ordsched_pipeline_submit(pt->pl, &pt->jobs[4].job),
-		     -EAGAIN);
+		KT_EXPECT(t, ordsched_pipeline_queue(pt->pl,
+						     &pt->jobs[i].job));
+	KT_EXPECT(t, !ordsched_pipeline_queue(pt->pl, &pt->jobs[4].job));
 	complete_all(&gate);
 	ordsched_pipeline_flush(pt->pl);
 	KT_EXPECT_EQ(t, pt->count, 4);
 	KT_EXPECT_EQ(t, pt->errors, 0);
-	KT_EXPECT_EQ(t, ordsched_pipeline_submit(pt->pl, &pt->jobs[4].job), 0);
+	KT_EXPECT(t, ordsched_pipeline_queue(pt->pl, &pt->jobs[4].job));
 	ordsched_pipeline_flush(pt->pl);
 	KT_EXPECT_EQ(t, pt->count, 5);
 	ordsched_pipeline_destroy(pt->pl);

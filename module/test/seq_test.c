@@ -106,9 +106,9 @@ static void stress_hand_in(struct stress *s, u64 t0, unsigned int b,
 				4096 + kt_rand(rnd) % 4096);
 		if (kt_rand(rnd) % 1000 < s->trash_per_mille) {
 			set_bit(idx, s->trashed);
-			ordsched_seq_trash(s->seq, tk);
+			ordsched_seq_cancel(s->seq, tk);
 		} else {
-			ordsched_seq_submit(s->seq, tk, &s->items[idx].item);
+			ordsched_seq_queue(s->seq, tk, &s->items[idx].item);
 		}
 	}
 }
@@ -231,7 +231,7 @@ static void stress_run(struct ktest *t, u64 first, u64 n,
 	nr_trashed = bitmap_weight(s->trashed, n);
 	ordsched_seq_get_stats(s->seq, &stats);
 	KT_EXPECT_EQ(t, stats.tickets, n);
-	KT_EXPECT_EQ(t, stats.trashed, nr_trashed);
+	KT_EXPECT_EQ(t, stats.cancelled, nr_trashed);
 	KT_EXPECT_EQ(t, stats.inline_runs + stats.handoff_runs, n);
 	if (trash_per_mille)
 		KT_EXPECT(t, nr_trashed > 0);
@@ -347,10 +347,10 @@ static void basic_order(struct ktest *t)
 	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 10, &first), 0);
 	KT_EXPECT_EQ(t, first, 100);
 	for (i = 9; i >= 1; i--)
-		ordsched_seq_submit(seq, first + i, &l->items[i].item);
+		ordsched_seq_queue(seq, first + i, &l->items[i].item);
 	KT_EXPECT_EQ(t, l->len, 0);
 	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), 100);
-	ordsched_seq_submit(seq, first, &l->items[0].item);
+	ordsched_seq_queue(seq, first, &l->items[0].item);
 	KT_EXPECT_EQ(t, l->len, 10);
 	for (i = 0; i < 10 && i < l->len; i++) {
 		KT_EXPECT_EQ(t, l->tickets[i], 100 + i);
@@ -376,20 +376,20 @@ static void trash_skips(struct ktest *t)
 	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
 		goto out;
 	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 6, &first), 0);
-	ordsched_seq_trash(seq, first + 2);
-	ordsched_seq_submit(seq, first + 3, &l->items[3].item);
-	ordsched_seq_trash(seq, first + 5);
-	ordsched_seq_submit(seq, first + 1, &l->items[1].item);
-	ordsched_seq_trash(seq, first);	/* the tail: drains 1 and 3 */
+	ordsched_seq_cancel(seq, first + 2);
+	ordsched_seq_queue(seq, first + 3, &l->items[3].item);
+	ordsched_seq_cancel(seq, first + 5);
+	ordsched_seq_queue(seq, first + 1, &l->items[1].item);
+	ordsched_seq_cancel(seq, first);	/* the tail: drains 1 and 3 */
 	KT_EXPECT_EQ(t, l->len, 2);
 	KT_EXPECT_EQ(t, l->tickets[0], first + 1);
 	KT_EXPECT_EQ(t, l->tickets[1], first + 3);
 	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), first + 4);
-	ordsched_seq_submit(seq, first + 4, &l->items[4].item);
+	ordsched_seq_queue(seq, first + 4, &l->items[4].item);
 	KT_EXPECT_EQ(t, l->len, 3);
 	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), first + 6);
 	ordsched_seq_get_stats(seq, &st);
-	KT_EXPECT_EQ(t, st.trashed, 3);
+	KT_EXPECT_EQ(t, st.cancelled, 3);
 	KT_EXPECT_EQ(t, st.tickets, 6);
 out:
 	ordsched_seq_destroy(seq);
@@ -417,14 +417,14 @@ static void window_full(struct ktest *t)
 	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &more), -EAGAIN);
 	/* Parked items do not make room; only the tail moving does. */
 	for (i = 1; i < 16; i++)
-		ordsched_seq_submit(seq, first + i, &l->items[i].item);
+		ordsched_seq_queue(seq, first + i, &l->items[i].item);
 	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &more), -EAGAIN);
-	ordsched_seq_submit(seq, first, &l->items[0].item);
+	ordsched_seq_queue(seq, first, &l->items[0].item);
 	KT_EXPECT_EQ(t, l->len, 16);
 	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 16, &more), 0);
 	KT_EXPECT_EQ(t, more, first + 16);
 	for (i = 0; i < 16; i++)
-		ordsched_seq_trash(seq, more + i);
+		ordsched_seq_cancel(seq, more + i);
 	ordsched_seq_get_stats(seq, &st);
 	KT_EXPECT_EQ(t, st.overflows, 3);
 	KT_EXPECT_EQ(t, st.peak_depth, 15);
@@ -454,8 +454,8 @@ static void budget_handoff(struct ktest *t)
 		goto out;
 	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 200, &first), 0);
 	for (i = 1; i < 200; i++)
-		ordsched_seq_submit(seq, first + i, &l->items[i].item);
-	ordsched_seq_submit(seq, first, &l->items[0].item);
+		ordsched_seq_queue(seq, first + i, &l->items[i].item);
+	ordsched_seq_queue(seq, first, &l->items[0].item);
 	ordsched_seq_flush(seq);
 	KT_EXPECT_EQ(t, l->len, 200);
 	for (i = 0; i < l->len; i++) {
@@ -489,7 +489,7 @@ static void flush_waits(struct ktest *t)
 		goto out;
 	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 50, &first), 0);
 	for (i = 49; i >= 0; i--)
-		ordsched_seq_submit(seq, first + i, &l->items[i].item);
+		ordsched_seq_queue(seq, first + i, &l->items[i].item);
 	ordsched_seq_flush(seq);
 	KT_EXPECT_EQ(t, l->len, 50);
 	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), first + 50);
@@ -514,7 +514,7 @@ static void destroy_idle(struct ktest *t)
 	if (!KT_EXPECT(t, !IS_ERR(seq)))
 		return;
 	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
-	ordsched_seq_trash(seq, tk);
+	ordsched_seq_cancel(seq, tk);
 	ordsched_seq_destroy(seq);
 }
 
@@ -556,7 +556,7 @@ static void late_first_fn(struct work_struct *work)
 	struct late_hand_in *lh = container_of(to_delayed_work(work),
 					       struct late_hand_in, first);
 
-	ordsched_seq_submit(lh->seq, lh->tk[0], &lh->chain_item);
+	ordsched_seq_queue(lh->seq, lh->tk[0], &lh->chain_item);
 }
 
 static void late_chained_fn(struct work_struct *work)
@@ -564,7 +564,7 @@ static void late_chained_fn(struct work_struct *work)
 	struct late_hand_in *lh = container_of(to_delayed_work(work),
 					       struct late_hand_in, chained);
 
-	ordsched_seq_submit(lh->seq, lh->tk[2], &lh->l->items[2].item);
+	ordsched_seq_queue(lh->seq, lh->tk[2], &lh->l->items[2].item);
 }
 
 static void destroy_drains(struct ktest *t)
@@ -584,7 +584,7 @@ static void destroy_drains(struct ktest *t)
 	KT_EXPECT_EQ(t, ordsched_seq_tickets(lh->seq, 2, &lh->tk[0]), 0);
 	lh->tk[1] = lh->tk[0] + 1;
 	/* Parked behind tk[0], which comes 200 ms late. */
-	ordsched_seq_submit(lh->seq, lh->tk[1], &lh->l->items[1].item);
+	ordsched_seq_queue(lh->seq, lh->tk[1], &lh->l->items[1].item);
 	queue_delayed_work(system_wq, &lh->first, msecs_to_jiffies(200));
 
 	start = ktime_get();
@@ -645,7 +645,7 @@ static int stale_head_victim(void *arg)
 
 	sh->ret = ordsched_seq_ticket(sh->seq, &sh->ticket);
 	if (!sh->ret)
-		ordsched_seq_trash(sh->seq, sh->ticket);
+		ordsched_seq_cancel(sh->seq, sh->ticket);
 	complete(&sh->victim_done);
 	return 0;
 }
@@ -667,7 +667,7 @@ static int stale_head_driver(void *arg)
 	for (i = 0; i < 8 && !ret; i++) {
 		ret = ordsched_seq_ticket(sh->seq, &tk);
 		if (!ret)
-			ordsched_seq_trash(sh->seq, tk);
+			ordsched_seq_cancel(sh->seq, tk);
 	}
 out:
 	atomic_set(&sh->stage, 2);
@@ -734,6 +734,30 @@ out_free:
 	kfree(sh);
 }
 
+/*
+ * Handing in a ticket twice is a bug in the caller: reported (one WARN),
+ * refused, and the sequencer goes on.
+ */
+static void queue_twice_warns(struct ktest *t)
+{
+	struct ordsched_seq *seq = ordsched_seq_create(NULL);
+	struct log *l = log_alloc();
+	u64 tk;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk, &l->items[0].item));
+	KT_EXPECT(t, !ordsched_seq_queue(seq, tk, &l->items[1].item));
+	KT_EXPECT_EQ(t, l->len, 1);
+	KT_EXPECT_EQ(t, ordsched_seq_ticket(seq, &tk), 0);
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk, &l->items[2].item));
+	KT_EXPECT_EQ(t, l->len, 2);
+out:
+	ordsched_seq_destroy(seq);
+	kfree(l);
+}
+
 static const struct ktest_case seq_cases[] = {
 	KT_CASE(basic_order),
 	KT_CASE(trash_skips),
@@ -751,6 +775,7 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(wrap_2_64),
 	KT_CASE(destroy_drains),
 	KT_CASE(stale_head),
+	KT_CASE_WARNS(queue_twice_warns),
 	KT_END
 };
 

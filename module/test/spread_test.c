@@ -194,7 +194,7 @@ static void sp_phase(struct ktest *t, struct ordsched_spread *sp,
 static void spacing(struct ktest *t, u32 f, u32 budget)
 {
 	struct ordsched_spread_params p = {
-		.name = "spacing", .ops = &sp_ops, .feeders = f,
+		.name = "spacing", .ops = &sp_ops, .lanes = f,
 		.budget = budget,
 	};
 	struct ordsched_spread_stats stats;
@@ -228,12 +228,12 @@ static void spacing(struct ktest *t, u32 f, u32 budget)
 	KT_EXPECT_EQ(t, stats.jobs, st->total);
 	KT_EXPECT(t, stats.requeues > 0);
 	/* Asked again only after a kick: one dry answer per phase. */
-	KT_EXPECT_EQ(t, stats.dry, 3);
+	KT_EXPECT_EQ(t, stats.empty_pulls, 3);
 	KT_EXPECT_EQ(t, stats.kicks, 3);
 	ktest_diag(t, "F = %u: %llu jobs in %u groups (%u empty)",
 		   f, st->total, SP_MAX_GROUPS, empty);
 	ktest_diag(t, "%llu runs, %llu requeues, the producer dry %llu times",
-		   stats.runs, stats.requeues, stats.dry);
+		   stats.runs, stats.requeues, stats.empty_pulls);
 	ordsched_spread_destroy(sp);
 out:
 	sp_test_free(st);
@@ -262,7 +262,7 @@ static void spacing_f1(struct ktest *t)
 static void destroy_in_flight(struct ktest *t)
 {
 	struct ordsched_spread_params p = {
-		.name = "endless", .ops = &sp_ops, .feeders = 3,
+		.name = "endless", .ops = &sp_ops, .lanes = 3,
 	};
 	struct ordsched_spread *sp;
 	struct sp_test *st;
@@ -298,7 +298,7 @@ static void bad_params(struct ktest *t)
 	KT_EXPECT_EQ(t, PTR_ERR(ordsched_spread_create(NULL)), -EINVAL);
 	KT_EXPECT_EQ(t, PTR_ERR(ordsched_spread_create(&p)), -EINVAL);
 	p.ops = &sp_ops;
-	p.feeders = 1025;
+	p.lanes = 1025;
 	KT_EXPECT_EQ(t, PTR_ERR(ordsched_spread_create(&p)), -EINVAL);
 }
 

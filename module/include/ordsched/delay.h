@@ -3,6 +3,7 @@
 #ifndef _ORDSCHED_DELAY_H
 #define _ORDSCHED_DELAY_H
 
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/timerqueue.h>
 #include <linux/types.h>
@@ -24,10 +25,19 @@
  *
  * Guarantees: a task is never handed over before CLOCK_MONOTONIC reaches
  * its deadline (except by ordsched_delay_stop() in RUN mode, which runs
- * everything at once); every submission is run exactly once or reported
+ * everything at once); every queueing is run exactly once or reported
  * cancelled exactly once; tasks with the same deadline are handed over in
- * submission order, so on an ordered workqueue or on one stream they run
+ * queueing order, so on an ordered workqueue or on one stream they run
  * in that order.
+ *
+ * Contexts: queue and cancel in any context, hard interrupt included; task
+ * init in any context; flush, stop, create and destroy in process context.
+ * Tasks run in their target's context: process context, in a worker.
+ * Ordering: stores before ordsched_delay_queue() are visible to the task.
+ * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits for
+ * the tasks queued before it, killably, deadlines kept; destroy cancels
+ * the pending tasks (reporting each to @cancelled) and waits for those
+ * handed over.
  */
 
 struct ordsched_delay;
@@ -40,7 +50,7 @@ struct ordsched_delay_task;
  * Runs in the target's context: process context for both a workqueue and
  * a stream, so it may sleep (holding up the tasks behind it on an ordered
  * workqueue or on its stream). The task is the caller's again when this
- * function is called: it may free the task or submit it again.
+ * function is called: it may free the task or queue it again.
  */
 typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
 
@@ -48,11 +58,11 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  * struct ordsched_delay_task - one delayed task, embedded by the caller
  * @node: its place in the deadline order; @node.expires is the deadline
  * @link: its place in a batch being cancelled by a stop
- * @seq: submission number, unique per scheduler
+ * @seq: queueing number, unique per scheduler
  * @fn: what to run
- * @delay: the scheduler it was last submitted to
+ * @delay: the scheduler it was last queued to
  * @state: idle, pending or handed over
- * @color: the flush generation it was submitted in
+ * @color: the flush generation it was queued in
  * @target: workqueue or stream
  * @wq: the workqueue target: @wq.work runs the task on @wq.wq
  * @stream: the stream target: @stream.item runs the task on
@@ -114,10 +124,10 @@ struct ordsched_delay_params {
 
 /**
  * struct ordsched_delay_stats - what a delayed scheduler has done
- * @submitted: tasks accepted by ordsched_delay_run_after() and _run_at()
+ * @queued: tasks accepted by ordsched_delay_queue() and _queue_at()
  * @pending: tasks waiting for their deadline now
  * @peak_pending: the most that ever waited at once
- * @inflight: tasks submitted and neither finished nor cancelled
+ * @inflight: tasks queued and neither finished nor cancelled
  * @expiries: times the hrtimer fired
  * @batches: passes of the dispatch work that handed tasks over
  * @dispatched: tasks handed over to their target
@@ -126,13 +136,13 @@ struct ordsched_delay_params {
  * @cancels: tasks cancelled, by ordsched_delay_cancel() or by a stop
  * @cancels_handed: of those, tasks taken back from their target
  * @ran: tasks whose function returned
- * @hurried: tasks run before their deadline by a stop in RUN mode
+ * @run_early: tasks run before their deadline by a stop in RUN mode
  * @late: lateness (from deadline to start) of the other tasks: entry 0
  *	counts those late by 0 ns, entry i >= 1 those late by [2^(i-1), 2^i)
  *	ns; the last entry takes everything later
  */
 struct ordsched_delay_stats {
-	u64 submitted;
+	u64 queued;
 	u64 pending;
 	u64 peak_pending;
 	u64 inflight;
@@ -144,7 +154,7 @@ struct ordsched_delay_stats {
 	u64 cancels;
 	u64 cancels_handed;
 	u64 ran;
-	u64 hurried;
+	u64 run_early;
 	u64 late[ORDSCHED_DELAY_LATE_BUCKETS];
 };
 
@@ -157,10 +167,8 @@ void ordsched_delay_task_init(struct ordsched_delay_task *task,
 void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
 				     ordsched_delay_fn fn,
 				     struct ordsched_stream *stream);
-int ordsched_delay_run_after(struct ordsched_delay *d,
-			     struct ordsched_delay_task *task, s64 delay_ns);
-int ordsched_delay_run_at(struct ordsched_delay *d,
-			  struct ordsched_delay_task *task, u64 when_ns);
+bool ordsched_delay_queue_at(struct ordsched_delay *d,
+			     struct ordsched_delay_task *task, u64 when_ns);
 bool ordsched_delay_cancel(struct ordsched_delay *d,
 			   struct ordsched_delay_task *task);
 int ordsched_delay_flush(struct ordsched_delay *d);
@@ -170,7 +178,31 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 			      struct ordsched_delay_stats *stats);
 
 /**
- * ordsched_delay_task_deadline() - the deadline of a task's last submission
+ * ordsched_delay_queue() - run a task after a delay
+ * @d: the scheduler
+ * @task: the task, initialized
+ * @delay_ns: nanoseconds from now; a deadline beyond KTIME_MAX is clamped
+ *	to KTIME_MAX (never due; ordsched_delay_stop() still ends it)
+ *
+ * As ordsched_delay_queue_at() for now + @delay_ns: the task is handed to
+ * its target once CLOCK_MONOTONIC has reached that time, never before.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: true, or false if the task is already queued or the scheduler is
+ * stopped (see ordsched_delay_queue_at()).
+ */
+static inline bool ordsched_delay_queue(struct ordsched_delay *d,
+					struct ordsched_delay_task *task,
+					u64 delay_ns)
+{
+	u64 now = ktime_get_ns();
+
+	return ordsched_delay_queue_at(d, task, delay_ns > KTIME_MAX - now ?
+					       KTIME_MAX : now + delay_ns);
+}
+
+/**
+ * ordsched_delay_task_deadline() - the deadline of a task's last queueing
  * @task: the task
  *
  * Context: any context.

@@ -11,17 +11,27 @@
  * Key-ordered execution
  *
  * Every task names one or more keys (u64). Tasks that share a key run one
- * after the other in the order they were submitted; tasks with disjoint
- * keys run in parallel. A task with several keys (a rollup) runs once
- * every task submitted before it on any of its keys has finished, and
- * every task submitted after it on any of its keys waits for it; it waits
- * for nothing else and holds back nothing else. No thread ever blocks:
- * a task is handed to the workqueue only once it is at the head of every
- * one of its keys.
+ * after the other in the order they were queued; tasks with disjoint keys
+ * run in parallel. A task with several keys (a rollup) runs once every
+ * task queued before it on any of its keys has finished, and every task
+ * queued after it on any of its keys waits for it; it waits for nothing
+ * else and holds back nothing else. No thread ever blocks: a task is
+ * handed to the workqueue only once it is at the head of every one of its
+ * keys.
  *
  * Per-key state costs no allocation: a key is live while tokens of tasks
  * wait on it, and the token at the head of the key is the key's entry in
  * the executor's hash table. When the last token leaves, the key is gone.
+ *
+ * Contexts: queue and cancel in process or softirq context, not hard
+ * interrupt; flush, create and destroy in process context. Tasks run in
+ * process context in a worker of the executor's workqueue and may sleep
+ * (holding back the later tasks of their keys).
+ * Ordering: stores before ordsched_keyed_queue() are visible to the task;
+ * a task sees everything the earlier tasks of its keys stored.
+ * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits,
+ * killably, for the tasks queued before it and their @done; destroy
+ * drains.
  */
 
 #define ORDSCHED_KEYED_MAX_KEYS	16
@@ -57,17 +67,17 @@ struct ordsched_keyed_token {
  * @work: runs the task on the executor's workqueue
  * @fn: the work, called in process context in a worker (may sleep, but a
  *	sleeping task holds back the later tasks of its keys); the task
- *	still holds its keys, so it must not submit itself again here
+ *	still holds its keys, so it must not queue itself again here
  * @done: called after @fn once the task's keys have been handed on; from
  *	then on ordsched does not touch the task, which may be freed or
- *	submitted again (may be NULL)
- * @kx: the executor the task was submitted to
+ *	queued again (may be NULL)
+ * @kx: the executor the task was queued on
  * @tokens: the tokens, @nr_tokens of them
  * @nr_tokens: how many keys the task can name
- * @nr_keys: how many it names in the current submission
+ * @nr_keys: how many it names in the current queueing
  * @waiting: tokens not yet at the head of their key, plus one while the
- *	task is being submitted
- * @color: the flush generation it was submitted in
+ *	task is being queued
+ * @color: the flush generation it was queued in
  * @token: the token of a task with at most one key
  *
  * Initialize with ordsched_keyed_task_init(); the fields are ordsched's.
@@ -102,18 +112,20 @@ struct ordsched_keyed_params {
 
 /**
  * struct ordsched_keyed_stats - what a keyed executor has done
- * @submitted: tasks submitted
+ * @queued: tasks queued
  * @rollups: of which tasks with more than one key
  * @parked: tasks that had to wait for an earlier task of some key
  * @ran: tasks run
+ * @cancelled: tasks cancelled before they ran
  * @keys_created: keys that went from idle to live
  * @keys_reclaimed: keys that went from live to idle
  */
 struct ordsched_keyed_stats {
-	u64 submitted;
+	u64 queued;
 	u64 rollups;
 	u64 parked;
 	u64 ran;
+	u64 cancelled;
 	u64 keys_created;
 	u64 keys_reclaimed;
 };
@@ -125,12 +137,29 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
 			      ordsched_keyed_fn fn, ordsched_keyed_fn done,
 			      struct ordsched_keyed_token *tokens,
 			      unsigned int nr_tokens);
-int ordsched_keyed_submit(struct ordsched_keyed *kx,
+bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
 			  const u64 *keys, unsigned int nr_keys);
+bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
+			   struct ordsched_keyed_task *task);
 int ordsched_keyed_flush(struct ordsched_keyed *kx);
-u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx);
 void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
 			      struct ordsched_keyed_stats *stats);
+
+/**
+ * ordsched_keyed_live_keys() - how many keys have tasks waiting or running
+ * @kx: the executor
+ *
+ * Context: any context.
+ * Return: the number of live keys; exact once the executor is idle, when
+ * it is 0.
+ */
+static inline u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx)
+{
+	struct ordsched_keyed_stats st;
+
+	ordsched_keyed_get_stats(kx, &st);
+	return st.keys_created - st.keys_reclaimed;
+}
 
 #endif /* _ORDSCHED_KEYED_H */

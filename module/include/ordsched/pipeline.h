@@ -10,11 +10,22 @@
 /* ------------------------------------------------------------------------
  * Ordered execution on a workqueue
  *
- * A job's ticket is taken when it is submitted; its parallel step runs on a
- * workqueue, and its serial step runs in submission order through the
+ * A job's ticket is taken when it is queued; its parallel step runs on a
+ * workqueue, and its serial step runs in queueing order through the
  * sequencer, on whichever worker completes the tail: there is no workqueue
- * hop on the in-order path. Every submitted job reaches its serial step
- * exactly once, with the error its parallel step returned.
+ * hop on the in-order path. Every queued job reaches its serial step
+ * exactly once, with the error its parallel step returned, unless it was
+ * cancelled before its parallel step started.
+ *
+ * Contexts: queue in any context but hard interrupt; cancel in process or
+ * softirq context; queue_wait, flush, create and destroy in process
+ * context. Parallel steps run in process context on the workqueue and may
+ * sleep; serial steps run with bottom halves disabled and must not.
+ * Ordering: stores before ordsched_pipeline_queue() are visible to both
+ * steps of the job; a serial step sees everything earlier serial steps
+ * stored.
+ * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits for
+ * the jobs queued before it, killably; destroy drains.
  */
 
 struct ordsched_pipeline;
@@ -23,7 +34,7 @@ struct ordsched_pipeline;
  * struct ordsched_job - one job, embedded by the caller
  * @work: runs the parallel step
  * @item: orders the serial step
- * @pipeline: the pipeline the job was submitted to
+ * @pipeline: the pipeline the job was queued on
  * @ticket: the job's place in the order
  * @err: what the parallel step returned
  *
@@ -72,10 +83,12 @@ struct ordsched_pipeline_params {
 struct ordsched_pipeline *
 ordsched_pipeline_create(const struct ordsched_pipeline_params *params);
 void ordsched_pipeline_destroy(struct ordsched_pipeline *pl);
-int ordsched_pipeline_submit(struct ordsched_pipeline *pl,
+bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
 			     struct ordsched_job *job);
-int ordsched_pipeline_submit_wait(struct ordsched_pipeline *pl,
-				  struct ordsched_job *job);
+int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
+				 struct ordsched_job *job);
+bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
+			      struct ordsched_job *job);
 int ordsched_pipeline_flush(struct ordsched_pipeline *pl);
 struct ordsched_seq *ordsched_pipeline_seq(struct ordsched_pipeline *pl);
 

@@ -14,11 +14,22 @@ struct workqueue_struct;
  * ticket. Items run strictly in ticket order, by whichever thread hands in
  * the item at the tail, with no consumer thread: that thread runs its own
  * item and then every item that later tickets parked meanwhile, up to a
- * budget, past which a workqueue takes over. A failed ticket is trashed.
+ * budget, past which a workqueue takes over. A ticket whose work failed
+ * is cancelled: its turn is skipped.
  *
  * Tickets live in a window of ring_size tickets ahead of the tail: taking a
  * ticket beyond it fails with -EAGAIN (backpressure, never a lost ticket,
  * never a spin); ordsched_seq_tickets_wait() sleeps for room instead.
+ *
+ * Contexts: tickets in any context, hard interrupt included; hand-ins
+ * (ordsched_seq_queue(), ordsched_seq_cancel()) in process or softirq
+ * context with interrupts enabled; flush, create and destroy in process
+ * context. Items run with bottom halves disabled, in the thread that
+ * completed the tail or in a worker of the sequencer's workqueue.
+ * Ordering: the stores a producer makes before handing in its item are
+ * visible to that item's function and to every later item's.
+ * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits
+ * for the tickets taken before it, killably; destroy drains.
  */
 
 struct ordsched_seq;
@@ -26,12 +37,12 @@ struct ordsched_seq_item;
 
 /**
  * typedef ordsched_seq_fn - the work of one item, run in ticket order
- * @item: the item handed in with ordsched_seq_submit()
+ * @item: the item handed in with ordsched_seq_queue()
  * @ticket: its ticket
  *
  * Runs with bottom halves disabled, in the context of the thread that
  * completed the tail or in a workqueue worker: it must not sleep. It may
- * take tickets, submit and trash on the same sequencer (an item handed in
+ * take tickets, queue and cancel on the same sequencer (an item handed in
  * for the next ticket is run by the same drain, after this one returns).
  * The sequencer does not touch @item once this function has been called,
  * so the function may free it.
@@ -71,13 +82,13 @@ struct ordsched_seq_params {
 /**
  * struct ordsched_seq_stats - what a sequencer has done
  * @tickets: tickets handed out
- * @parked: items and trashes parked for a later turn
+ * @parked: items and cancellations parked for a later turn
  * @peak_depth: the farthest ahead of the tail an item was parked
  * @inline_drains: drains run by the thread that completed the tail
- * @inline_runs: items and trashes those drains went through
+ * @inline_runs: items and cancellations those drains went through
  * @handoffs: drains that reached the budget and handed over to a worker
- * @handoff_runs: items and trashes the workers went through
- * @trashed: tickets trashed
+ * @handoff_runs: items and cancellations the workers went through
+ * @cancelled: tickets cancelled
  * @overflows: ticket requests refused because the window was full
  */
 struct ordsched_seq_stats {
@@ -88,7 +99,7 @@ struct ordsched_seq_stats {
 	u64 inline_runs;
 	u64 handoffs;
 	u64 handoff_runs;
-	u64 trashed;
+	u64 cancelled;
 	u64 overflows;
 };
 
@@ -97,9 +108,9 @@ void ordsched_seq_destroy(struct ordsched_seq *seq);
 int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first);
 int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
 			      u64 *first);
-void ordsched_seq_submit(struct ordsched_seq *seq, u64 ticket,
-			 struct ordsched_seq_item *item);
-void ordsched_seq_trash(struct ordsched_seq *seq, u64 ticket);
+bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
+			struct ordsched_seq_item *item);
+bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket);
 int ordsched_seq_flush(struct ordsched_seq *seq);
 u64 ordsched_seq_tail(const struct ordsched_seq *seq);
 void ordsched_seq_get_stats(const struct ordsched_seq *seq,
@@ -110,7 +121,7 @@ void ordsched_seq_get_stats(const struct ordsched_seq *seq,
  * @seq: the sequencer
  * @ticket: where to store it
  *
- * Context: any context but hard interrupt.
+ * Context: any context, hard interrupt included.
  * Return: 0, or -EAGAIN when the window is full.
  */
 static inline int ordsched_seq_ticket(struct ordsched_seq *seq, u64 *ticket)

@@ -14,15 +14,27 @@ struct workqueue_struct;
  * Jobs come in groups; jobs of one group contend with each other (they
  * touch the same data), jobs of different groups do not. The spreader
  * interleaves groups so that jobs of one group are dispatched far apart:
- * F feeders each hold one group, and a round-robin pass takes one job from
- * each feeder in turn and dispatches it. A feeder whose group is used up
+ * F lanes each hold one group, and a round-robin pass takes one job from
+ * each lane in turn and dispatches it. A lane whose group is used up
  * pulls the next group from the producer, lazily: the spreader never holds
  * more than F groups, however many the producer has.
  *
  * While F or more groups are active, consecutive jobs of one group are
  * exactly F apart in dispatch order. When the producer runs dry the
- * feeders still holding groups go on (closer together), and a kick
+ * lanes still holding groups go on (closer together), and a kick
  * resumes pulling once the producer has more.
+ *
+ * The spreader has no queue verb: it pulls. ordsched_spread_kick() tells
+ * it the producer has groups again.
+ * Contexts: kick in any context, hard interrupt included; flush, create
+ * and destroy in process context. The callbacks run in process context in
+ * the spreader's work item, one at a time, and may sleep.
+ * Ordering: the groups a producer makes before a kick are seen by the
+ * pull that follows it.
+ * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits,
+ * killably, until the producer is dry and every pulled job dispatched;
+ * destroy stops at the next job and hands the groups in hand back through
+ * @release, their undispatched jobs still on them.
  */
 
 struct ordsched_spread;
@@ -71,7 +83,7 @@ struct ordsched_spread_ops {
  * @name: shown in debugfs and tracepoints (copied; may be NULL)
  * @ops: the callbacks (required)
  * @priv: passed to the callbacks
- * @feeders: F, the number of groups interleaved (0: default 4, at most
+ * @lanes: F, the number of groups interleaved (0: default 4, at most
  *	1024)
  * @budget: most jobs one run dispatches before it requeues itself (0:
  *	default 64)
@@ -82,7 +94,7 @@ struct ordsched_spread_params {
 	const char *name;
 	const struct ordsched_spread_ops *ops;
 	void *priv;
-	unsigned int feeders;
+	unsigned int lanes;
 	unsigned int budget;
 	struct workqueue_struct *wq;
 };
@@ -92,7 +104,7 @@ struct ordsched_spread_params {
  * @groups: groups pulled, empty ones included
  * @empty_groups: groups that had no job
  * @jobs: jobs dispatched
- * @dry: times the producer had no group when a feeder asked
+ * @empty_pulls: times the producer had no group when a lane asked
  * @kicks: calls of ordsched_spread_kick()
  * @runs: runs of the spreader's work item
  * @requeues: runs that used up the budget and requeued themselves
@@ -101,7 +113,7 @@ struct ordsched_spread_stats {
 	u64 groups;
 	u64 empty_groups;
 	u64 jobs;
-	u64 dry;
+	u64 empty_pulls;
 	u64 kicks;
 	u64 runs;
 	u64 requeues;

@@ -23,6 +23,15 @@
  * stream cannot own a worker) and keeps the counters and the debugfs
  * directory shared by its streams. A NULL set is ordsched's default set:
  * ordsched's own unbound workqueue and the default budget.
+ *
+ * Contexts: queue and cancel in any context, hard interrupt included;
+ * init in any context; flush, destroy and the set's create and destroy
+ * in process context. Items run in process context in a worker of the
+ * set's workqueue and may sleep.
+ * Ordering: stores before ordsched_stream_queue() are visible to the
+ * item; an item sees everything the earlier items of its stream stored.
+ * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits
+ * for the items queued before it, killably; destroy drains.
  */
 
 struct ordsched_stream_item;
@@ -92,8 +101,8 @@ struct ordsched_stream_set_params {
 
 /**
  * struct ordsched_stream_stats - what the streams of a set have done
- * @queued: items queued
- * @ran: items run
+ * @queued: items queued, the barriers of flushes and destroys included
+ * @ran: items run, barriers included
  * @cancelled: items removed by ordsched_stream_cancel()
  * @drains: drains scheduled (a stream went from idle to busy)
  * @requeues: drains that used up the budget and requeued themselves
@@ -120,7 +129,7 @@ void ordsched_stream_init(struct ordsched_stream *stream,
 void ordsched_stream_destroy(struct ordsched_stream *stream);
 void ordsched_stream_item_init(struct ordsched_stream_item *item,
 			       ordsched_stream_fn fn);
-void ordsched_stream_queue(struct ordsched_stream *stream,
+bool ordsched_stream_queue(struct ordsched_stream *stream,
 			   struct ordsched_stream_item *item);
 bool ordsched_stream_cancel(struct ordsched_stream *stream,
 			    struct ordsched_stream_item *item);
