@@ -14,6 +14,7 @@
 
 #include <linux/anon_inodes.h>
 #include <linux/build_bug.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -94,14 +95,22 @@ static int ordsched_ioc_take(struct ordsched_handle *h, void __user *uarg)
 		return -EFAULT;
 	if (take.flags || !ordsched_count_ok(take.count))
 		return -EINVAL;
+	/*
+	 * An answer that cannot be written fails before a ticket is taken:
+	 * a ticket the caller never learns would stall the domain.
+	 */
+	if (copy_to_user(uarg, &take, sizeof(take)))
+		return -EFAULT;
 	ret = ordsched_domain_take(h, take.count, &take.first);
 	if (ret)
 		return ret;
-	/*
-	 * The tickets are ours whether or not the caller learns them; if it
-	 * does not, releasing the handle trashes them.
-	 */
-	return copy_to_user(uarg, &take, sizeof(take)) ? -EFAULT : 0;
+	if (copy_to_user(uarg, &take, sizeof(take))) {
+		/* Unmapped meanwhile: give the tickets up at once. */
+		ordsched_domain_retire(h, take.first, take.count,
+				       ORDSCHED_RETIRE_TRASH);
+		return -EFAULT;
+	}
+	return 0;
 }
 
 static int ordsched_ioc_wait(struct ordsched_handle *h, void __user *uarg)
@@ -141,14 +150,23 @@ static int ordsched_ioc_complete_wait(struct ordsched_handle *h,
 	if (cw.flags || cw.pad)
 		return -EINVAL;
 	if (cw.ticket != ORDSCHED_NO_TICKET) {
+		__u64 __user *uticket =
+			&((struct ordsched_complete_wait __user *)uarg)->ticket;
+
+		/* The write-back below must not fail after the completion. */
+		if (put_user(cw.ticket, uticket))
+			return -EFAULT;
 		ret = ordsched_domain_retire(h, cw.ticket, 1,
 					     ORDSCHED_RETIRE_COMPLETE);
 		if (ret)
 			return ret;
-		/* A restart after a signal must not complete it again. */
-		if (put_user(ORDSCHED_NO_TICKET,
-			     &((struct ordsched_complete_wait __user *)uarg)->ticket))
-			return -EFAULT;
+		/*
+		 * A restart after a signal must not complete it again. Only
+		 * a racing munmap() can make this fail; the ticket is
+		 * completed either way, and a restart answers EINVAL.
+		 */
+		if (put_user(ORDSCHED_NO_TICKET, uticket))
+			return 0;
 	}
 	if (cw.next == ORDSCHED_NO_TICKET)
 		return 0;
@@ -219,18 +237,70 @@ static long ordsched_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/*
+ * The status page belongs to the domain, not to the handle that mapped it.
+ * A mapping holds the page (vm_private_data, one reference per VMA), never
+ * the handle: mmap() trades the handle's file for an empty one, so that a
+ * handle whose last descriptor is closed, or whose process dies, is
+ * released (its tickets trashed) even while a mapping of it lives on, in
+ * a forked child say.
+ *
+ * The page is mapped at the first access and again after
+ * madvise(MADV_DONTNEED) dropped it: a fault handler, not a page inserted
+ * once, or the next read after such a madvise() would get SIGBUS.
+ */
+static vm_fault_t ordsched_status_fault(struct vm_fault *vmf)
+{
+	struct page *page = vmf->vma->vm_private_data;
+
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static void ordsched_status_open(struct vm_area_struct *vma)
+{
+	get_page(vma->vm_private_data);
+}
+
+static void ordsched_status_close(struct vm_area_struct *vma)
+{
+	put_page(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct ordsched_vm_ops = {
+	.open = ordsched_status_open,
+	.close = ordsched_status_close,
+	.fault = ordsched_status_fault,
+};
+
+/* What a mapping holds instead of the handle; it keeps the module loaded. */
+static const struct file_operations ordsched_status_fops = {
+	.owner = THIS_MODULE,
+};
+
 /* The status page: one page at offset 0, read-only, never writable. */
 static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ordsched_handle *h = file->private_data;
+	struct file *status;
 
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
+	status = anon_inode_getfile("[ordsched-status]", &ordsched_status_fops,
+				    NULL, O_RDONLY);
+	if (IS_ERR(status))
+		return PTR_ERR(status);
 	ordsched_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
-	return vm_insert_page(vma, vma->vm_start,
-			      ordsched_domain_status_page(h));
+	vma->vm_private_data = ordsched_domain_status_page(h);
+	get_page(vma->vm_private_data);
+	vma->vm_ops = &ordsched_vm_ops;
+	/* Drops the mapping's reference to the handle's file. */
+	vma_set_file(vma, status);
+	fput(status);
+	return 0;
 }
 
 static __poll_t ordsched_poll(struct file *file, poll_table *pt)

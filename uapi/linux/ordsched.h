@@ -13,9 +13,14 @@
  *
  * When a handle is released (its last descriptor closed, or its process
  * killed) the tickets it still holds are trashed, so nobody waits forever.
+ * As for any file, a command in progress holds the handle: a close() in
+ * one thread while another waits on the same handle releases it when that
+ * wait returns (at its turn, deadline or signal), not at once.
  *
  * Errors, shared by every command:
- *	EFAULT	the argument cannot be read or written
+ *	EFAULT	the argument cannot be read or written; nothing was done (a
+ *		take whose answer became unwritable during the call, by
+ *		a racing munmap(), trashes the tickets it took)
  *	EINVAL	a reserved field or an unknown flag is set, a count is 0 or
  *		above the batch limit, a ticket was never handed out
  *	ENOTTY	unknown command
@@ -56,7 +61,10 @@
  * @status_size: out: length to mmap at offset 0 for the status page
  * @status_tail_offset: out: offset of the __u64 tail in the status page
  * @status_head_offset: out: offset of the __u64 head in the status page
- * @window: out: most tickets handed out and not yet retired, per domain
+ * @window: out: the span of tickets a domain keeps, from the tail (the
+ *	oldest ticket not yet retired) on: a ticket is handed out only if it
+ *	lies less than @window after the tail. Tickets completed or trashed
+ *	early, out of turn, still count until the tail passes them.
  * @max_batch: out: most tickets one command takes, completes or trashes
  * @max_held: out: most tickets one handle may hold at a time
  * @reserved: in: zero; out: zero
@@ -86,8 +94,9 @@ struct ordsched_api {
  * @first: out: the first ticket; the handle holds @first to
  *	@first + @count - 1
  *
- * EAGAIN: the handle would hold more than max_held tickets, or the domain
- * window is full; it clears as tickets are completed or trashed.
+ * EAGAIN: the handle would hold more than max_held tickets, or the last
+ * ticket would lie window or more after the tail (see ordsched_api.window);
+ * it clears as the tail moves.
  */
 struct ordsched_take {
 	__u32 count;
@@ -181,7 +190,8 @@ struct ordsched_new_handle {
  * @tail: out: the oldest ticket not retired
  * @head: out: the next ticket to hand out
  * @taken: out: tickets handed out by the domain
- * @completed: out: tickets completed
+ * @completed: out: tickets completed, in their turn or early (a completion
+ *	is one whatever the tail; early ones wait in the window for it)
  * @trashed: out: tickets trashed by a command
  * @released: out: tickets trashed because their handle was released
  * @waits: out: wait commands that found the ticket not yet at its turn
