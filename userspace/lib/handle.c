@@ -47,6 +47,14 @@ int ordsched_from_fd(int fd, struct ordsched **out)
 	os->fd = fd;
 	os->spin = ORDSCHED_DEFAULT_SPIN;
 	ret = os_setup(os);
+	if (!ret) {
+		os->owned = calloc((os->api.window + 63) / 64,
+				   sizeof(*os->owned));
+		if (!os->owned) {
+			munmap((void *)os->status, os->api.status_size);
+			ret = -ENOMEM;
+		}
+	}
 	if (ret) {
 		close(fd);
 		free(os);
@@ -81,6 +89,7 @@ void ordsched_close(struct ordsched *os)
 		return;
 	munmap((void *)os->status, os->api.status_size);
 	close(os->fd);
+	free(os->owned);
 	free(os);
 }
 

@@ -8,8 +8,10 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
 	struct ordsched_take take = { .count = count };
 	int ret = os_ioctl(os, ORDSCHED_IOC_TAKE, &take);
 
-	if (!ret)
+	if (!ret) {
+		os_own(os, take.first, count, 1);
 		*first = take.first;
+	}
 	return ret;
 }
 
@@ -22,8 +24,11 @@ int ordsched_complete_batch(struct ordsched *os, uint64_t first,
 			    unsigned int count)
 {
 	struct ordsched_range r = { .ticket = first, .count = count };
+	int ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE, &r);
 
-	return os_ioctl(os, ORDSCHED_IOC_COMPLETE, &r);
+	if (!ret)
+		os_own(os, first, count, 0);
+	return ret;
 }
 
 int ordsched_complete(struct ordsched *os, uint64_t ticket)
@@ -35,8 +40,11 @@ int ordsched_trash_batch(struct ordsched *os, uint64_t first,
 			 unsigned int count)
 {
 	struct ordsched_range r = { .ticket = first, .count = count };
+	int ret = os_ioctl(os, ORDSCHED_IOC_TRASH, &r);
 
-	return os_ioctl(os, ORDSCHED_IOC_TRASH, &r);
+	if (!ret)
+		os_own(os, first, count, 0);
+	return ret;
 }
 
 int ordsched_trash(struct ordsched *os, uint64_t ticket)

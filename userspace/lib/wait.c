@@ -64,6 +64,9 @@ int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
 	unsigned int i, spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
 	uint64_t tail;
 
+	/* Only a ticket we hold can be our turn without asking the kernel. */
+	if (!os_owns(os, ticket))
+		spin = 0;
 	for (i = 0; i < spin; i++) {
 		tail = ordsched_tail(os);
 		if (tail == ticket)
@@ -85,6 +88,8 @@ int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
 	int ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
 
 	/* The kernel wrote ORDSCHED_NO_TICKET back once it completed. */
+	if (*ticket != ORDSCHED_NO_TICKET && cw.ticket == ORDSCHED_NO_TICKET)
+		os_own(os, *ticket, 1, 0);
 	*ticket = cw.ticket;
 	return ret;
 }
