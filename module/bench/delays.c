@@ -8,12 +8,18 @@
  *		deadlines would write (its callback runs in hard interrupt)
  *	dwork	one delayed_work per task: the timer wheel, jiffy resolution
  *
- * Two measurements, one per run:
+ * Three measurements, one per run:
  *
  * cost: with @pending tasks already waiting (deadlines spread over a
  * second, 1000 s from now, so that none fires during the run), the time of
  * @ops submissions each followed by its cancel, the time to fill up to
  * @pending and the time to cancel them all. Every cancel must succeed.
+ *
+ * cpus: the same, with one producer thread bound to each online CPU, each
+ * doing @ops pairs on a task of its own, all released at once: the wall
+ * time from their release until the last one is through. What one lock
+ * per scheduler costs when every CPU submits; the per-CPU structures of
+ * hrtimers and the timer wheel are the comparison.
  *
  * late: one task re-submitted @count times from its own function with a
  * delay of @delay_ns; each run records its lateness, from the deadline to
@@ -26,6 +32,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -366,6 +374,67 @@ static int db_cost(struct db_run *run, u32 pending, u32 ops,
 	return 0;
 }
 
+/* What the producers of a cpus run share; each has a spare task. */
+struct db_cpus {
+	struct db_run *run;
+	struct db_task *spare;
+	u64 base;
+	u32 ops;
+};
+
+static int db_cpus_fn(void *data, unsigned int idx)
+{
+	struct db_cpus *cp = data;
+	u32 rnd = 2463534242U + idx;
+
+	return db_pairs(cp->run, &cp->spare[idx], cp->ops, cp->base, &rnd);
+}
+
+static int db_cpus(struct db_run *run, u32 pending, u32 ops,
+		   struct bench_out *out)
+{
+	unsigned int i, cpus = num_online_cpus();
+	struct bench_threads *th = NULL;
+	struct db_cpus cp = {
+		.run = run, .ops = ops,
+		.base = ktime_get_ns() + DB_HORIZON_NS,
+	};
+	u32 rnd = 2463534242U;
+	u64 t0, wall_ns = 0;
+	int ret, ret2;
+
+	run->task = kvcalloc(pending + cpus, sizeof(*run->task), GFP_KERNEL);
+	if (!run->task)
+		return -ENOMEM;
+	for (i = 0; i < pending + cpus; i++) {
+		run->task[i].run = run;
+		run->c->init(run, &run->task[i]);
+	}
+	cp.spare = &run->task[pending];
+	ret = db_fill(run, 0, pending, cp.base, &rnd);
+	if (!ret) {
+		th = bench_threads_create(cpus, db_cpus_fn, &cp);
+		ret = PTR_ERR_OR_ZERO(th);
+	}
+	if (!ret) {
+		t0 = ktime_get_ns();
+		bench_threads_go(th);
+		ret = bench_threads_wait(th);
+		wall_ns = ktime_get_ns() - t0;
+	}
+	ret2 = db_cancel_all(run, 0, pending);
+	ret = ret ?: ret2 ?: db_check_stats(run, pending + (u64)ops * cpus);
+	for (i = 0; ret && i < pending + cpus; i++)
+		run->c->sync(run, &run->task[i]);
+	kvfree(run->task);
+	if (ret)
+		return ret;
+	bench_printf(out,
+		     "delays mode=cpus contender=%s cpus=%u pending=%u ops=%u wall_ns=%llu",
+		     run->c->name, cpus, pending, ops, wall_ns);
+	return 0;
+}
+
 static int db_late(struct db_run *run, u64 delay_ns, u32 count,
 		   struct bench_out *out)
 {
@@ -439,6 +508,8 @@ static int db_run_bench(const struct bench_args *args, struct bench_out *out)
 	}
 	if (!strcmp(mode, "cost"))
 		ret = db_cost(&run, pending, ops, out);
+	else if (!strcmp(mode, "cpus"))
+		ret = db_cpus(&run, pending, ops, out);
 	else if (!strcmp(mode, "late"))
 		ret = db_late(&run, delay_ns, count, out);
 	else

@@ -100,7 +100,9 @@ part_streams() {
 # tasks pending (10^6: a few hundred MB and seconds per fill under TCG,
 # so it runs DELAYS_BIG_REPS times, not ordsched_reps). Lateness: one
 # task re-submitted 200 times per run, sub-jiffy delays and 1 ms.
+# Cpus: the cost pairs from a producer on every CPU at once, 10^5 pending.
 DELAYS_PENDING="1000 100000 1000000"
+DELAYS_CPUS_PENDING=100000
 DELAYS_BIG_REPS=${ordsched_delays_big_reps:-2}
 DELAYS_LATE="50000 200000 1000000"
 
@@ -117,6 +119,10 @@ part_delays() {
 				run delays "$c" $rep mode=cost contender=$c \
 					pending=$n ops=10000
 			done
+		done
+		for c in $(rotate $((rep % count)) $contenders); do
+			run delays "$c" $rep mode=cpus contender=$c \
+				pending=$DELAYS_CPUS_PENDING ops=10000
 		done
 		for d in $DELAYS_LATE; do
 			for c in $(rotate $((rep % count)) $contenders); do

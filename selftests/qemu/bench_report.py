@@ -269,6 +269,11 @@ def delays_summary(runs):
                    "fill_ns_per_task": int(r["fill_ns"]) / max(n, 1),
                    "drain_ns_per_task": int(r["drain_ns"]) / max(n, 1),
                    "task_bytes": int(r["task_bytes"])}
+        elif r["mode"] == "cpus":
+            n, ops, wall = int(r["pending"]), int(r["ops"]), int(r["wall_ns"])
+            key = ("cpus", n, r["as"])
+            row = {"items_per_s_per_cpu": ops * 1e9 / wall if wall else 0.0,
+                   "cpus": int(r["cpus"])}
         else:
             key = ("late", int(r["delay_ns"]), r["as"])
             row = {"late_p50_us": int(r["late_p50_ns"]) / 1e3,
@@ -307,6 +312,26 @@ def delays_table(summary):
                                        "pair_ns")),
                 s["fill_ns_per_task"]["median"],
                 s["drain_ns_per_task"]["median"], s["task_bytes"]["median"]))
+    cpus = sorted({k[1] for k in summary if k[0] == "cpus"})
+    if cpus:
+        out += ["", "Delays, every CPU submitting: submit + cancel pairs per "
+                "second per CPU, N pending, median (half-range %)",
+                "%9s %-8s %5s %20s %10s %10s" % ("pending", "", "cpus",
+                                               "pairs/s per CPU",
+                                               "this/hrt", "this/dwork")]
+    for n in cpus:
+        for c in ("delay", "hrtimer", "dwork"):
+            s = summary.get(("cpus", n, c))
+            if not s:
+                continue
+            m = s["items_per_s_per_cpu"]
+            out.append("%9d %-8s %5d %20s %10s %10s" % (
+                n, c, s["cpus"]["median"],
+                "%.0f (%.0f%%)" % (m["median"], m["spread_pct"]),
+                fmt_ratio(delays_ratio(summary, "cpus", n, "hrtimer", c,
+                                       "items_per_s_per_cpu")),
+                fmt_ratio(delays_ratio(summary, "cpus", n, "dwork", c,
+                                       "items_per_s_per_cpu"))))
     out += ["", "Delays, lateness (start of the function minus deadline), "
             "median over reps of each run's percentile",
             "%9s %-8s %16s %12s %12s %6s"
@@ -334,6 +359,13 @@ def delays_goals(summary):
             v = delays_ratio(summary, "cost", n, "delay", other, "pair_ns")
             goals.append({"goal": "delays: submit+cancel at %d pending, "
                           "%s cost / ordsched cost" % (n, other),
+                          "value": v, "target": 1.0})
+    for n in sorted({k[1] for k in summary if k[0] == "cpus"}):
+        for other in ("hrtimer", "dwork"):
+            v = delays_ratio(summary, "cpus", n, other, "delay",
+                             "items_per_s_per_cpu")
+            goals.append({"goal": "delays: all CPUs submit+cancel at %d "
+                          "pending, ordsched rate / %s rate" % (n, other),
                           "value": v, "target": 1.0})
     for d in sorted({k[1] for k in summary if k[0] == "late"}):
         v = delays_ratio(summary, "late", d, "delay", "dwork", "late_p99_us")
