@@ -34,18 +34,29 @@
  * Every word is changed only with a compare-and-swap that is fully ordered
  * on success, and read with (at least) an acquire load.
  *
- * Trust model. The page is shared by every participant of the domain,
- * which already share its descriptor: they trust each other for order, not
- * for memory safety. The kernel never trusts the page: it keeps no pointer
- * in it, masks every slot index it derives from it, bounds every loop over
- * it by the number of slots or a fixed budget, and only compares the
- * values it reads. A
+ * Trust model. The page is shared by every handle of a domain that has a
+ * ring: they trust each other for order, not for memory safety. The
+ * kernel never trusts the page: it keeps no pointer in it, masks every
+ * slot index it derives from it, bounds every loop over it by the number
+ * of slots or a fixed budget, and only compares the values it reads. A
  * participant that writes anything else into the page (or keeps using the
  * ring after its handle was released) can at worst stall or misorder its
  * own domain; it cannot crash the kernel, reach another domain, or make a
- * system call fail with an undocumented errno. Participants that do not
- * trust each other use the ioctl path (ORDSCHED_IOC_TAKE and friends),
- * which checks ownership (EPERM) on every command.
+ * system call fail with an undocumented errno.
+ *
+ * Ring mode is a property of the domain, for its whole life. In a ring
+ * domain every ticket lives in the page, also those taken and retired
+ * with ORDSCHED_IOC_TAKE and friends (the kernel runs the same protocol
+ * for them, so old binaries keep working), and the ownership those
+ * commands check (EPERM) is read from the page: it catches mistakes, not
+ * a participant that writes a forged owner into it. Participants that do
+ * not trust each other therefore share a domain that never had a ring,
+ * whose commands check ownership against the kernel's own records. So
+ * that a participant cannot turn a domain it was handed into a ring
+ * domain, only the domain's first handle can, with ORDSCHED_IOC_RING_SETUP
+ * before the domain has a second handle or has handed out a ticket;
+ * afterwards every handle of a ring domain may set up its own id, and
+ * no handle of another domain can (EBUSY).
  *
  * A ticket's 46-bit field wraps after 2^46 tickets; a compare-and-swap that
  * a thread prepared before such a wrap and performs after it could act on
@@ -125,7 +136,8 @@ struct ordsched_ring_hdr {
  * Gives the handle an id in the domain's ring. The mapping belongs to the
  * domain, not to the handle: it does not keep the handle alive, and when
  * the handle is released its slots are trashed although the page stays
- * mapped. ENOSPC: the domain has no free id left.
+ * mapped. EBUSY: the domain has no ring and can no longer get one (see
+ * the trust model). ENOSPC: the domain has no free id left.
  */
 struct ordsched_ring_setup {
 	__u32 flags;
