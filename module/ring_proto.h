@@ -79,9 +79,13 @@
  *  (b) sleep vs advance: the waiter CASes its slot SLEEPING, then (in the
  *      kernel, after queueing itself: prepare_to_wait() orders the queueing
  *      before the load) loads the tail; the mover CASes the tail to t, then
- *      loads slot t and, seeing SLEEPING, calls WAKE, which finds the
- *      waiter queued. Either the waiter sees its turn and does not sleep,
- *      or the mover sees the flag and wakes it.
+ *      loads slot t and, seeing SLEEPING, calls WAKE. Either the waiter
+ *      sees its turn and does not sleep, or the mover sees the flag. In
+ *      the second case the WAKE finds the waiter queued, or comes before
+ *      the queueing: then the wait queue's lock orders the tail move before
+ *      the waiter's queueing and so before its load, which sees its turn.
+ *      The tail load the library makes before entering the kernel is only
+ *      a shortcut: the kernel's, after queueing, is the one that counts.
  *  (c) take vs take: one CAS per slot word: one claimer wins; the losers
  *      re-read. The head CAS is idempotent help: h -> h + 1 only.
  *
@@ -124,7 +128,11 @@
  * which also crosses the 46-bit wrap.
  *
  * Memory ordering. Every store is a CAS that is fully ordered on success;
- * each pair above is named where it is used. Loads are acquire, so the
+ * each pair above is named where it is used. Races (a) and (b) are store
+ * buffer tests: they need the load after the CAS to be ordered after it,
+ * which a fully ordered CAS gives in the kernel (and lock cmpxchg on x86),
+ * and C11 only between seq_cst operations: hence seq_cst loads in
+ * userspace, not acquire ones. Loads are (at least) acquire, so the
  * thread that sees tail == t (or returns from its wake) also sees what the
  * retirers of the tickets before t wrote before their retire CAS: the
  * ordered step of ticket t follows theirs. A failed CAS is only used as
@@ -133,8 +141,9 @@
  * Kernel side: it calls only ordsched_ring_wait_check(),
  * ordsched_ring_release() and ordsched_ring_advance() with a budget; all
  * loops there are bounded by R or by the budget (at most 2R + 6 budget + 3
- * accesses a call, whatever the page holds: ring_check's kernel.scribbled), every slot pointer is
- * formed with the mask, and what is read is only compared. A scribbler can
+ * accesses a call whatever the page holds, which ring_check's
+ * kernel.scribbled tests), every slot pointer is formed with the mask,
+ * and what is read is only compared. A scribbler can
  * make the kernel wake the wrong waiter (which re-checks and sleeps again),
  * trash or skip tickets of its own domain, or answer EPERM/EALREADY/EINVAL
  * where it should not: its own domain, documented errnos.
