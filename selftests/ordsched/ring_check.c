@@ -106,13 +106,14 @@ enum mutant {
 	M_LAZY_RELEASE,	/* release wakes only if it moved the tail itself */
 	M_NO_TRASH,	/* release does not trash the dead handle's slots */
 	M_EAGER_WAKE,	/* complete wakes the tail's sleeper, moved or not */
+	M_HEAD_FIRST,	/* take moves the head, then claims the slot */
 	M_COUNT,
 };
 
 static const char *const mutant_names[] = {
 	"none", "no-flag", "no-recheck", "drop-budget", "no-advance",
 	"unmasked", "no-help", "no-late-free", "lazy-release", "no-trash",
-	"eager-wake",
+	"eager-wake", "head-first",
 };
 
 enum op {
@@ -474,6 +475,29 @@ static void next_op(void)
 	memset(a->rec, 0, sizeof(a->rec));
 }
 
+/*
+ * The head-first mutant's take: the ticket exists before its owner is
+ * recorded, so a taker dying in between leaves a FREE slot the tail
+ * waits on forever.
+ */
+static int take_head_first(__u32 id, __u64 *ticket)
+{
+	__u64 h, w, *slot;
+
+	for (;;) {
+		h = chk_load(uview.head);
+		slot = ordsched_ring_slot(&uview, h);
+		w = chk_load(slot);
+		if (w != ordsched_ring_word(h, 0, ORDSCHED_RING_FREE))
+			return -EAGAIN;
+		if (!chk_cas(uview.head, h, h + 1))
+			continue;
+		chk_cas(slot, w, ordsched_ring_word(h, id, ORDSCHED_RING_OWNED));
+		*ticket = h;
+		return 0;
+	}
+}
+
 /* One operation of a participant's script, from its start. */
 static void run_part(void)
 {
@@ -488,7 +512,10 @@ static void run_part(void)
 		a->status = ST_DONE;
 		return;
 	case OP_TAKE:
-		ret = ordsched_ring_take(&uview, id, &t);
+		if (mutant == M_HEAD_FIRST)
+			ret = take_head_first(id, &t);
+		else
+			ret = ordsched_ring_take(&uview, id, &t);
 		if (ret == -EAGAIN) {
 			/*
 			 * The window is full: as a library would, try again
