@@ -14,12 +14,19 @@
  * Layout (offsets are also reported by ORDSCHED_IOC_RING_SETUP and in the
  * page header; never hard-code them):
  *
- *	0		struct ordsched_ring_hdr
- *	head_offset	__u64 head: the next ticket to hand out
+ *	0		struct ordsched_status (uapi/linux/ordsched.h)
+ *	64		struct ordsched_ring_hdr
  *	tail_offset	__u64 tail: the oldest ticket not retired
+ *	head_offset	__u64 head: the next ticket to hand out
  *	slots_offset	__u64 slot[slots]: ticket t's word is slot[t % slots]
  *
- * head and tail are each alone on a 128-byte line pair. A slot word is
+ * The ring page is also the domain's status page: in a ring domain,
+ * mmap() at offset 0 maps this same page read-only, and the status page's
+ * tail and head are the ring's (ordsched_status.tail_offset and
+ * head_offset equal the ring's). Userspace moves them, so no copy the
+ * kernel kept could stay current: readers of the status page, old
+ * binaries among them, see the ring itself. head and tail are each alone
+ * on a 128-byte line pair. A slot word is
  *
  *	bits 63..18	ticket modulo 2^46 (tickets themselves are __u64)
  *	bits 17..2	handle id (ORDSCHED_IOC_RING_SETUP), 0 when not owned
@@ -95,18 +102,20 @@
 	 ((__u64)(state) & ORDSCHED_RING_STATE_MASK))
 
 /**
- * struct ordsched_ring_hdr - the first bytes of the ring page
+ * struct ordsched_ring_hdr - the ring's header, at ORDSCHED_RING_HDR_OFFSET
  * @version: ORDSCHED_RING_VERSION
  * @size: length of the mapping in bytes
  * @slots: number of slots, a power of two; also the window: at most this
- *	many tickets are handed out and not yet passed by the tail
+ *	many tickets are handed out and not yet passed by the tail (and
+ *	ordsched_status.window of a ring domain)
  * @head_offset: offset of the __u64 head
  * @tail_offset: offset of the __u64 tail
  * @slots_offset: offset of slot[0]
  * @pad: 0
  *
- * Written once by the kernel before the page can be mapped; read-only in
- * spirit (a participant that changes it only misleads itself).
+ * Written once by the kernel before the page can be mapped, like the
+ * struct ordsched_status before it; read-only in spirit (a participant
+ * that changes either only misleads its own domain).
  */
 struct ordsched_ring_hdr {
 	__u32 version;
@@ -119,6 +128,7 @@ struct ordsched_ring_hdr {
 };
 
 #define ORDSCHED_RING_VERSION		1
+#define ORDSCHED_RING_HDR_OFFSET	64
 
 /**
  * struct ordsched_ring_setup - ORDSCHED_IOC_RING_SETUP
