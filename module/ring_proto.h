@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The shared ticket ring: the protocol, as static inline operations that
+ * the module (ring.c) and libordsched both compile, and that
+ * selftests/ordsched/ring_check.c runs under an exhaustive interleaving
+ * checker. Layout and trust model: uapi/linux/ordsched_ring.h.
+ *
+ * The includer provides, before including this file:
+ *	ORDSCHED_RING_LOAD(p)		load a __u64 of the page, at least
+ *					acquire (seq_cst in C11 userspace)
+ *	ORDSCHED_RING_CAS(p, old, new)	compare-and-swap a __u64 of the page;
+ *					true on success, and then fully
+ *					ordered; a failure implies nothing
+ *	ORDSCHED_RING_WAKE(ctx, t)	have the kernel wake the waiters of t
+ *	ORDSCHED_RING_SLEEP(ctx, t)	sleep in the kernel until t's turn:
+ *					0, or -errno as ORDSCHED_IOC_RING_WAIT
+ *	ORDSCHED_RING_RELAX()		a pause in a spin loop
+ * and the errno values. Nothing here dereferences anything but the head,
+ * the tail and slot[i & mask] of a struct ordsched_ring_view that the
+ * caller built from its own trusted values.
+ *
+ * Notation: R = mask + 1 slots, ticket t's slot is t & mask, and the slot
+ * words are FREE(t), OWNED(t, id), SLEEPING(t, id), RETIRED(t) (see the
+ * uapi header). Tickets compare modulo 2^64 (head, tail) and, inside a
+ * word, modulo 2^46 (ordsched_ring_diff()).
+ *
+ * Who changes what, always by a successful CAS:
+ *	FREE(t) -> OWNED(t, id)		take: the claim; ticket t exists now
+ *	head t -> t + 1			anyone who saw slot t claimed (help)
+ *	OWNED <-> SLEEPING (same id)	the owner around a kernel sleep
+ *	OWNED/SLEEPING(t) -> RETIRED(t)	complete or trash, by the owner's
+ *					handle; release, by the kernel
+ *	tail t -> t + 1			anyone who saw slot t RETIRED(t),
+ *					after making sure head > t
+ *	RETIRED(t) -> FREE(t + R)	anyone who saw tail past t
+ * No other transition exists, so each word only moves forward: FREE(t),
+ * OWNED/SLEEPING(t), RETIRED(t), FREE(t + R), ... Invariants: tail <= head
+ * <= tail + R; slot t & mask holds a word of ticket t for every t in
+ * [tail, head), and a word of t or t - R at the head.
+ *
+ * Take. Read head h, then slot h. FREE(h): claim it with our id, then move
+ * the head (or find it moved by a helper); the ticket is h. A word of
+ * ticket h: someone claimed h and has not moved the head yet: help, retry.
+ * A word of h - R: the window is full (EAGAIN), unless it is RETIRED(h - R)
+ * and the tail has passed h - R: its freeing is late (its mover died, or
+ * is slow), so free it ourselves and retry. Anything else after the head
+ * was re-read unchanged is a scribble (EIO). Ownership is in the ring
+ * before the ticket exists: a taker dying after its claim leaves OWNED(h,
+ * id), which the others count as taken and the kernel trashes on release.
+ * EAGAIN can be transient: RETIRED(h - R) at a tail that its retirer (or
+ * the kernel's release) is about to move; a caller that waits for the
+ * window waits for the page to change, not for a wake-up.
+ *
+ * Complete (at the turn or early) and trash are one operation: retire the
+ * slot, then advance. Advance: read the tail t and slot t; while the slot
+ * is RETIRED(t), help the head past t, move the tail t -> t + 1 and free
+ * the slot for t + R; stop at the first slot that is not retired, and if
+ * its owner flagged SLEEPING and this call moved the tail, enter the
+ * kernel to wake it. Several threads may advance at once: the tail CAS
+ * admits one per ticket, the losers re-read and go on or stop; two movers
+ * may wake the same sleeper, which costs a system call, not a lost or a
+ * herd wake-up. A completer that moved nothing (early, or beaten to the
+ * tail) does not wake: the thread that moved the tail onto the sleeper's
+ * ticket looks at its slot after the move (race (b)), so the wake-up is
+ * that thread's. The first version woke whatever slept at the tail after
+ * every complete, early ones included: a spurious wake-up and context
+ * switch of the tail's owner per early completion (ring_check's
+ * eager-wake mutant). Release is the exception: it wakes the tail's
+ * sleeper even if it moves nothing, because the dead handle may have moved
+ * the tail and died before looking (the lazy-release mutant loses that
+ * wake-up).
+ *
+ * The races that matter, each a pair of fully ordered CAS followed by a
+ * load (a store buffer test: at least one side sees the other's store):
+ *  (a) retire vs advance: the retirer CASes slot t RETIRED then loads the
+ *      tail (advance); the mover CASes the tail to t then loads slot t.
+ *      Either the retirer sees tail == t and moves it, or the mover sees
+ *      RETIRED(t) and goes on: never neither (both: the tail CAS picks one).
+ *  (b) sleep vs advance: the waiter CASes its slot SLEEPING, then (in the
+ *      kernel, after queueing itself: prepare_to_wait() orders the queueing
+ *      before the load) loads the tail; the mover CASes the tail to t, then
+ *      loads slot t and, seeing SLEEPING, calls WAKE. Either the waiter
+ *      sees its turn and does not sleep, or the mover sees the flag. In
+ *      the second case the WAKE finds the waiter queued, or comes before
+ *      the queueing: then the wait queue's lock orders the tail move before
+ *      the waiter's queueing and so before its load, which sees its turn.
+ *      The tail load the library makes before entering the kernel is only
+ *      a shortcut: the kernel's, after queueing, is the one that counts.
+ *  (c) take vs take: one CAS per slot word: one claimer wins; the losers
+ *      re-read. The head CAS is idempotent help: h -> h + 1 only.
+ *
+ * Death at every instruction (the kernel runs release when the handle's
+ * last file reference goes; the mapping does not hold one):
+ *  - before a claim: nothing happened.
+ *  - after a claim, before the head moved: OWNED(h, id) at the head; takers
+ *    help the head, release trashes the slot (it scans all R slots by
+ *    index, whatever head and tail say), advance passes it.
+ *  - owning tickets, asleep or not: release trashes them all, then
+ *    advances, which wakes the new tail's owner if it sleeps.
+ *  - after a retire, before the advance: release advances (it always
+ *    does, even when the handle owned nothing).
+ *  - in advance, after helping the head: as above; after the tail CAS,
+ *    before freeing the slot: takers free it when they reach it (take,
+ *    late free), and release's advance wakes the owner of the new tail.
+ *  - after flagging SLEEPING, before or inside the sleep: release trashes
+ *    the flagged slot like any other.
+ *  - in release itself (the kernel does not die, but its budget may run
+ *    out): a work item goes on advancing; giving up stalls the domain
+ *    (the drop-budget mutant).
+ *  A handle's threads that go on using the ring after its release are
+ *    scribblers (their id may be reused): the trust model covers them. A
+ *    close() racing another thread's take can leave a slot claimed by a
+ *    released id: the library keeps the descriptor open while any of its
+ *    threads may touch the ring.
+ *
+ * One thread waits per ticket. A second thread of the same handle that
+ * flags the same slot is covered only while the first stays asleep: if
+ * the first times out and unflags the slot, the second sleeps until its
+ * deadline. (Keeping a count of sleepers in the word costs bits the
+ * ticket needs; the library serializes waits per ticket instead.)
+ *
+ * Wrap and ABA. head and tail are u64 compared for equality and by signed
+ * difference, so crossing 2^64 is harmless. A slot word holds the ticket
+ * modulo 2^46; each transition is a CAS from a word that names the
+ * ticket, so a CAS prepared for ticket t can only act on t, unless the
+ * domain moved on by a multiple of 2^46 tickets between the load and the
+ * CAS (see the uapi header). The checker starts some runs just below 2^64,
+ * which also crosses the 46-bit wrap.
+ *
+ * Memory ordering. Every store is a CAS that is fully ordered on success;
+ * each pair above is named where it is used. Races (a) and (b) are store
+ * buffer tests: they need the load after the CAS to be ordered after it,
+ * which a fully ordered CAS gives in the kernel (and lock cmpxchg on x86),
+ * and C11 only between seq_cst operations: hence seq_cst loads in
+ * userspace, not acquire ones. Loads are (at least) acquire, so the
+ * thread that sees tail == t (or returns from its wake) also sees what the
+ * retirers of the tickets before t wrote before their retire CAS: the
+ * ordered step of ticket t follows theirs. A failed CAS is only used as
+ * "retry": the value is re-read with a load.
+ *
+ * Kernel side: it calls only ordsched_ring_wait_check(),
+ * ordsched_ring_release() and ordsched_ring_advance() with a budget; all
+ * loops there are bounded by R or by the budget (at most 2R + 6 budget + 3
+ * accesses a call whatever the page holds, which ring_check's
+ * kernel.scribbled tests), every slot pointer is formed with the mask,
+ * and what is read is only compared. A scribbler can
+ * make the kernel wake the wrong waiter (which re-checks and sleeps again),
+ * trash or skip tickets of its own domain, or answer EPERM/EALREADY/EINVAL
+ * where it should not: its own domain, documented errnos.
+ */
+#ifndef _ORDSCHED_RING_PROTO_H
+#define _ORDSCHED_RING_PROTO_H
+
+#ifdef __KERNEL__
+#include <uapi/linux/ordsched_ring.h>
+#else
+#include <linux/ordsched_ring.h>
+#endif
+
+/* Where the caller's trusted view of the page puts each word. */
+struct ordsched_ring_view {
+	__u64 *head;
+	__u64 *tail;
+	__u64 *slots;
+	__u64 mask;
+};
+
+static inline __u64 *ordsched_ring_slot(const struct ordsched_ring_view *r,
+					__u64 t)
+{
+	return &r->slots[t & r->mask];
+}
+
+static inline __u64 ordsched_ring_word(__u64 t, __u32 id, unsigned int state)
+{
+	return ORDSCHED_RING_WORD(t, id, state);
+}
+
+static inline unsigned int ordsched_ring_state(__u64 w)
+{
+	return w & ORDSCHED_RING_STATE_MASK;
+}
+
+static inline __u32 ordsched_ring_owner(__u64 w)
+{
+	return (w >> ORDSCHED_RING_ID_SHIFT) & ORDSCHED_RING_ID_MASK;
+}
+
+static inline bool ordsched_ring_owned(__u64 w)
+{
+	return ordsched_ring_state(w) == ORDSCHED_RING_OWNED ||
+	       ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING;
+}
+
+/* The ticket of @w minus @t, modulo 2^46, as a signed number. */
+static inline __s64 ordsched_ring_diff(__u64 w, __u64 t)
+{
+	__u64 d = (w >> ORDSCHED_RING_TICKET_SHIFT << ORDSCHED_RING_TICKET_SHIFT) -
+		  (t << ORDSCHED_RING_TICKET_SHIFT);
+
+	return (__s64)d >> ORDSCHED_RING_TICKET_SHIFT;
+}
+
+/* Has @tail passed ticket @t? */
+static inline bool ordsched_ring_passed(__u64 tail, __u64 t)
+{
+	return (__s64)(tail - t) > 0;
+}
+
+/*
+ * Is @w, the word of ticket @t's slot, owned by @id? 0 if so; -EINVAL when
+ * @t was never handed out, -EALREADY when it was retired, -EPERM when
+ * another handle owns it. The answers of the ioctl path.
+ */
+static inline int ordsched_ring_check(__u64 w, __u64 t, __u32 id)
+{
+	__s64 d = ordsched_ring_diff(w, t);
+
+	if (d < 0 || (d == 0 && ordsched_ring_state(w) == ORDSCHED_RING_FREE))
+		return -EINVAL;
+	if (d > 0 || ordsched_ring_state(w) == ORDSCHED_RING_RETIRED)
+		return -EALREADY;
+	return ordsched_ring_owner(w) == id ? 0 : -EPERM;
+}
+
+/* Slot @t is claimed: make sure the head is past it (idempotent help). */
+static inline void ordsched_ring_help_head(const struct ordsched_ring_view *r,
+					   __u64 t)
+{
+	if (ORDSCHED_RING_LOAD(r->head) == t)
+		ORDSCHED_RING_CAS(r->head, t, t + 1);
+}
+
+/*
+ * Take the next ticket for handle @id into *@ticket. Return: 0; -EAGAIN
+ * when the window is full; -EIO when the page was scribbled on.
+ */
+static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
+				     __u32 id, __u64 *ticket)
+{
+	__u64 h, w, *slot;
+	__s64 d;
+
+	for (;;) {
+		h = ORDSCHED_RING_LOAD(r->head);
+		slot = ordsched_ring_slot(r, h);
+		w = ORDSCHED_RING_LOAD(slot);
+		d = ordsched_ring_diff(w, h);
+		if (d == 0 && ordsched_ring_state(w) == ORDSCHED_RING_FREE) {
+			/* The claim: ticket h is ours before it exists. */
+			if (!ORDSCHED_RING_CAS(slot, w,
+					       ordsched_ring_word(h, id,
+								  ORDSCHED_RING_OWNED)))
+				continue;
+			ORDSCHED_RING_CAS(r->head, h, h + 1);
+			*ticket = h;
+			return 0;
+		}
+		if (d == 0) {
+			/* Claimed, the head not moved yet: help it on. */
+			ORDSCHED_RING_CAS(r->head, h, h + 1);
+			continue;
+		}
+		if (d == -(__s64)(r->mask + 1)) {
+			/* Ticket h - R still there: full, or freed late. */
+			if (ordsched_ring_state(w) != ORDSCHED_RING_RETIRED ||
+			    !ordsched_ring_passed(ORDSCHED_RING_LOAD(r->tail),
+						  h - r->mask - 1))
+				return -EAGAIN;
+			ORDSCHED_RING_CAS(slot, w,
+					  ordsched_ring_word(h, 0,
+							     ORDSCHED_RING_FREE));
+			continue;
+		}
+		/* A stale head sees a later lap; an unchanged one, garbage. */
+		if (ORDSCHED_RING_LOAD(r->head) == h)
+			return -EIO;
+	}
+}
+
+/*
+ * Move the tail over the retired slots at its front, freeing each for the
+ * ticket one lap on, then wake the owner of the new tail if it sleeps: if
+ * this call moved the tail, or @moved says that the caller (or the handle
+ * it releases) may have moved it without looking. At most @budget moves.
+ * Return: false if the budget ran out with a retired slot still at the
+ * tail (the caller must call again, with @moved true), true otherwise.
+ */
+static inline bool ordsched_ring_advance(const struct ordsched_ring_view *r,
+					 unsigned int budget, bool moved,
+					 void *ctx)
+{
+	__u64 t, w, *slot;
+
+	for (;;) {
+		t = ORDSCHED_RING_LOAD(r->tail);
+		/* Race (a): after our tail CAS, this load sees a retire. */
+		slot = ordsched_ring_slot(r, t);
+		w = ORDSCHED_RING_LOAD(slot);
+		if (w != ordsched_ring_word(t, 0, ORDSCHED_RING_RETIRED))
+			break;
+		if (!budget--)
+			return false;
+		ordsched_ring_help_head(r, t);
+		if (ORDSCHED_RING_CAS(r->tail, t, t + 1)) {
+			moved = true;
+			ORDSCHED_RING_CAS(slot, w,
+					  ordsched_ring_word(t + r->mask + 1, 0,
+							     ORDSCHED_RING_FREE));
+		}
+	}
+	/*
+	 * Race (b): pairs with the SLEEPING CAS in ordsched_ring_wait(). Only
+	 * the mover of the tail onto t must look: an early completer that
+	 * moved nothing would wake the tail's sleeper for nothing.
+	 */
+	if (moved && ordsched_ring_diff(w, t) == 0 &&
+	    ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
+		ORDSCHED_RING_WAKE(ctx, t);
+	return true;
+}
+
+/*
+ * Retire ticket @t of handle @id, and wake a thread of @id sleeping on it
+ * (it learns EALREADY). Does not move the tail. Return: 0 or as
+ * ordsched_ring_check().
+ */
+static inline int ordsched_ring_retire(const struct ordsched_ring_view *r,
+				       __u32 id, __u64 t, void *ctx)
+{
+	__u64 w, *slot = ordsched_ring_slot(r, t);
+	int ret;
+
+	do {
+		w = ORDSCHED_RING_LOAD(slot);
+		ret = ordsched_ring_check(w, t, id);
+		if (ret)
+			return ret;
+	} while (!ORDSCHED_RING_CAS(slot, w,
+				    ordsched_ring_word(t, 0, ORDSCHED_RING_RETIRED)));
+	if (ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
+		ORDSCHED_RING_WAKE(ctx, t);
+	return 0;
+}
+
+/*
+ * Complete or trash ticket @t of handle @id, at its turn or before: the
+ * slot is retired, then the tail moves over it if it is at the front.
+ * Return: as ordsched_ring_retire().
+ */
+static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
+					 __u32 id, __u64 t, void *ctx)
+{
+	int ret = ordsched_ring_retire(r, id, t, ctx);
+
+	/* Race (a): pairs with the tail CAS in ordsched_ring_advance(). */
+	if (!ret)
+		ordsched_ring_advance(r, ~0U, false, ctx);
+	return ret;
+}
+
+/*
+ * Wait for the turn of ticket @t of handle @id: @spins looks at the tail,
+ * then flag the slot SLEEPING and sleep in the kernel; the flag is taken
+ * back after, so that the next tail mover need not enter the kernel. One
+ * waiting thread per ticket. Return: 0 at the turn, or -errno as
+ * ordsched_ring_check() and ORDSCHED_IOC_RING_WAIT.
+ */
+static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
+				     __u32 id, __u64 t, unsigned int spins,
+				     void *ctx)
+{
+	__u64 w, *slot = ordsched_ring_slot(r, t);
+	int ret;
+
+	/* The same answers as the kernel for a ticket that is not ours. */
+	ret = ordsched_ring_check(ORDSCHED_RING_LOAD(slot), t, id);
+	if (ret)
+		return ret;
+	for (; spins; spins--) {
+		if (ORDSCHED_RING_LOAD(r->tail) == t)
+			return 0;
+		ORDSCHED_RING_RELAX();
+	}
+	do {
+		w = ORDSCHED_RING_LOAD(slot);
+		ret = ordsched_ring_check(w, t, id);
+		if (ret)
+			return ret;
+	} while (ordsched_ring_state(w) == ORDSCHED_RING_OWNED &&
+		 !ORDSCHED_RING_CAS(slot, w, ordsched_ring_word(t, id,
+				    ORDSCHED_RING_SLEEPING)));
+	/* Race (b): pairs with the tail CAS in ordsched_ring_advance(). */
+	if (ORDSCHED_RING_LOAD(r->tail) != t)
+		ret = ORDSCHED_RING_SLEEP(ctx, t);
+	ORDSCHED_RING_CAS(slot, ordsched_ring_word(t, id, ORDSCHED_RING_SLEEPING),
+			  ordsched_ring_word(t, id, ORDSCHED_RING_OWNED));
+	return ret;
+}
+
+/*
+ * The kernel's test, after queueing the waiter and after each wake-up:
+ * 0 when it is the turn of @t, -EAGAIN when @t must sleep on, else as
+ * ordsched_ring_check(). Race (b): the caller's queueing is ordered before
+ * the tail load.
+ */
+static inline int ordsched_ring_wait_check(const struct ordsched_ring_view *r,
+					   __u32 id, __u64 t)
+{
+	int ret = ordsched_ring_check(ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t)),
+				      t, id);
+
+	if (ret)
+		return ret;
+	return ORDSCHED_RING_LOAD(r->tail) == t ? 0 : -EAGAIN;
+}
+
+/*
+ * The kernel, when handle @id is released: trash every slot it owns,
+ * scanning all slots by index, then advance (always, and waking the tail's
+ * sleeper even if it moves nothing: the handle's last act may have been a
+ * retire, or a tail move it died before looking past). One CAS per slot is
+ * enough: only the handle's own threads change a word it owns, and release
+ * runs after the last of them left the kernel; a CAS that fails anyway
+ * is a scribble. Return: as ordsched_ring_advance(); on false, the caller
+ * goes on later with ordsched_ring_advance(r, budget, true, ctx).
+ */
+static inline bool ordsched_ring_release(const struct ordsched_ring_view *r,
+					 __u32 id, unsigned int budget,
+					 void *ctx)
+{
+	__u64 i, w;
+
+	for (i = 0; i <= r->mask; i++) {
+		w = ORDSCHED_RING_LOAD(&r->slots[i]);
+		if (ordsched_ring_owned(w) && ordsched_ring_owner(w) == id)
+			ORDSCHED_RING_CAS(&r->slots[i], w,
+					  (w | ORDSCHED_RING_STATE_MASK) &
+					  ~(ORDSCHED_RING_ID_MASK <<
+					    ORDSCHED_RING_ID_SHIFT));
+	}
+	return ordsched_ring_advance(r, budget, true, ctx);
+}
+
+#endif /* _ORDSCHED_RING_PROTO_H */
