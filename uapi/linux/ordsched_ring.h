@@ -11,6 +11,11 @@
  * kernel trashes every slot it owns and moves the tail on. The protocol is
  * argued in module/ring_proto.h, which libordsched and the module share.
  *
+ * Not offered yet: no module sets ORDSCHED_FEAT_RING today, and every
+ * ORDSCHED_IOC_RING_* command answers ENOTTY. The layout and the protocol
+ * are fixed ahead of the kernel side, model-checked by
+ * selftests/ordsched/ring_check.c; a client must test the feature bit.
+ *
  * Layout (offsets are also reported by ORDSCHED_IOC_RING_SETUP and in the
  * page header; never hard-code them):
  *
