@@ -241,7 +241,8 @@ static void delay_hand_over(struct ordsched_delay *d,
 				      ktime_sub(now, task->node.expires));
 	task->state = DELAY_HANDED;
 	if (task->target == DELAY_TARGET_STREAM)
-		ordsched_stream_queue(task->stream.stream, &task->stream.item);
+		ordsched_stream_queue_untracked(task->stream.stream,
+						&task->stream.item);
 	else
 		queue_work(task->wq.wq, &task->wq.work);
 }
