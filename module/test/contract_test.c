@@ -653,7 +653,8 @@ static void freed_while_queued_warns(struct ktest *t)
 /*
  * The items below are freed while queued and reported the same way. Debug
  * objects print their first five reports only, in all: these cases make
- * five, one each, and a sixth would pass unseen.
+ * five, one each, and the reports of delay_handed_freed_warns() (last)
+ * are not printed; it checks what the fixups did instead.
  */
 
 /* What the functions of the freed items count: they must never run. */
@@ -832,6 +833,74 @@ out:
 	fq_pl = NULL;
 }
 
+/* Blocks an ordered workqueue until its gate opens. */
+struct dl_block {
+	struct work_struct work;
+	struct gate gate;
+};
+
+static void dl_block_fn(struct work_struct *work)
+{
+	gate_pass(&container_of(work, struct dl_block, work)->gate);
+}
+
+/*
+ * A delay task handed to its workqueue but not started, then freed: its
+ * work item and the task are both tracked, and whichever fixup comes
+ * first, the task is taken back and counted cancelled, so the free path
+ * ends and a flush of its scheduler returns. Its function never runs.
+ */
+static void delay_handed_freed_warns(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "handed" };
+	struct ordsched_delay *d = ERR_PTR(-ENOMEM);
+	struct workqueue_struct *wq = NULL;
+	struct ordsched_delay_stats ds = {};
+	struct dl_block *b = NULL;
+	struct dl_test *dt = NULL;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
+		return;
+	}
+	wq = alloc_ordered_workqueue("ordsched_handed", 0);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	dt = kzalloc(sizeof(*dt), GFP_KERNEL);
+	if (!KT_EXPECT(t, wq && b && dt))
+		goto out;
+	d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(d)))
+		goto out;
+	gate_init(&b->gate);
+	INIT_WORK(&b->work, dl_block_fn);
+	queue_work(wq, &b->work);
+	ordsched_delay_task_init(&dt->task, dl_fn, wq);
+	KT_EXPECT(t, ordsched_delay_queue(d, &dt->task, 0));
+	for (i = 0; i < 2000; i++) {
+		ordsched_delay_get_stats(d, &ds);
+		if (ds.dispatched)
+			break;
+		usleep_range(500, 1000);
+	}
+	KT_EXPECT_EQ(t, ds.dispatched, 1);
+	kfree(dt);
+	dt = NULL;
+	complete_all(&b->gate.open);
+	flush_workqueue(wq);
+	KT_EXPECT_EQ(t, kt_run_killed(dl_flush_thread, d, 2000), 0);
+	ordsched_delay_get_stats(d, &ds);
+	KT_EXPECT_EQ(t, ds.cancels, 1);
+	KT_EXPECT_EQ(t, ds.ran, 0);
+out:
+	if (!IS_ERR(d))
+		ordsched_delay_destroy(d);
+	if (wq)
+		destroy_workqueue(wq);
+	kfree(dt);
+	kfree(b);
+}
+
 static const struct ktest_case contract_cases[] = {
 	KT_CASE(seq_flush_killable),
 	KT_CASE(pipeline_flush_killable_destroy_drains),
@@ -845,6 +914,7 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE_WARNS(stream_freed_while_queued_warns),
 	KT_CASE_WARNS(seq_freed_while_parked_warns),
 	KT_CASE_WARNS(pipeline_freed_while_queued_warns),
+	KT_CASE_WARNS(delay_handed_freed_warns),
 	KT_END
 };
 
