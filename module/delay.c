@@ -132,13 +132,24 @@ struct ordsched_delay {
  * debug kernel and taken back first, so nothing touches its memory later.
  */
 static const struct debug_obj_descr delay_task_debug_descr;
+static bool delay_orphan_cancel(struct ordsched_delay *d,
+				struct ordsched_delay_task *task);
 
 static bool delay_task_fixup(void *addr, enum debug_obj_state state)
 {
 	struct ordsched_delay_task *task = addr;
 
-	return state == ODEBUG_STATE_ACTIVE && task->delay &&
-	       ordsched_delay_cancel(task->delay, task);
+	if (state != ODEBUG_STATE_ACTIVE)
+		return false;
+	if (task->delay && (ordsched_delay_cancel(task->delay, task) ||
+			    delay_orphan_cancel(task->delay, task)))
+		return true;
+	/*
+	 * Started, or not queued by ordsched at all: reported only. Left
+	 * active, the free path would come back to it forever.
+	 */
+	debug_object_deactivate(task, &delay_task_debug_descr);
+	return false;
 }
 
 static const struct debug_obj_descr delay_task_debug_descr = {
@@ -241,7 +252,8 @@ static void delay_hand_over(struct ordsched_delay *d,
 				      ktime_sub(now, task->node.expires));
 	task->state = DELAY_HANDED;
 	if (task->target == DELAY_TARGET_STREAM)
-		ordsched_stream_queue(task->stream.stream, &task->stream.item);
+		ordsched_stream_queue_untracked(task->stream.stream,
+						&task->stream.item);
 	else
 		queue_work(task->wq.wq, &task->wq.work);
 }
@@ -506,6 +518,31 @@ unlock:
 	return removed;
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_cancel);
+
+/*
+ * For the debug objects fixup of a task freed while handed to a workqueue.
+ * Freed memory's objects are fixed up newest first, so the workqueue's own
+ * fixup may have cancelled the task's work before ours runs: the task is
+ * then still HANDED but its work is neither pending nor running, and it
+ * will never start. Count it cancelled, or every later flush of its
+ * scheduler waits forever. work_busy() takes the pool's lock, after
+ * d->lock as every hand-over does.
+ */
+static bool delay_orphan_cancel(struct ordsched_delay *d,
+				struct ordsched_delay_task *task)
+{
+	unsigned long flags;
+	bool orphan;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	orphan = task->delay == d && task->state == DELAY_HANDED &&
+		 task->target != DELAY_TARGET_STREAM &&
+		 !work_busy(&task->wq.work);
+	if (orphan)
+		delay_cancelled(d, task, true);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+	return orphan;
+}
 
 /**
  * ordsched_delay_flush() - wait for the tasks queued so far

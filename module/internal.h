@@ -10,6 +10,11 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+struct ordsched_seq;
+struct ordsched_seq_item;
+struct ordsched_stream;
+struct ordsched_stream_item;
+
 /* main.c */
 extern struct workqueue_struct *ordsched_wq;
 extern struct workqueue_struct *ordsched_highpri_wq;
@@ -78,9 +83,15 @@ void ordsched_instance_sum(const struct ordsched_instance *inst, u64 *sums);
 		.max = (maxmask),					\
 	}
 
+/* seq.c */
+void ordsched_seq_item_freed(struct ordsched_seq_item *item, u64 ticket);
+bool ordsched_seq_cancel_nodrain(struct ordsched_seq *seq, u64 ticket);
+
 /* stream.c */
 int ordsched_stream_default_init(void);
 void ordsched_stream_default_exit(void);
+bool ordsched_stream_queue_untracked(struct ordsched_stream *stream,
+				     struct ordsched_stream_item *item);
 
 /* chardev.c */
 int ordsched_chardev_init(void);

@@ -199,13 +199,24 @@ static void keyed_release(struct ordsched_keyed *kx,
  */
 #define keyed_debug_obj(task)	(&(task)->waiting)
 
+static const struct debug_obj_descr keyed_task_debug_descr;
+
 static bool keyed_task_fixup(void *addr, enum debug_obj_state state)
 {
 	struct ordsched_keyed_task *task =
 		container_of(addr, struct ordsched_keyed_task, waiting);
 
-	return state == ODEBUG_STATE_ACTIVE && task->kx && !irqs_disabled() &&
-	       !in_hardirq() && ordsched_keyed_cancel(task->kx, task);
+	if (state != ODEBUG_STATE_ACTIVE)
+		return false;
+	if (task->kx && !irqs_disabled() && !in_hardirq() &&
+	    ordsched_keyed_cancel(task->kx, task))
+		return true;
+	/*
+	 * Running, or freed where it cannot be cancelled: reported only.
+	 * Left active, the free path would come back to it forever.
+	 */
+	debug_object_deactivate(addr, &keyed_task_debug_descr);
+	return false;
 }
 
 static const struct debug_obj_descr keyed_task_debug_descr = {

@@ -15,7 +15,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/debugobjects.h>
 #include <linux/err.h>
+#include <linux/hardirq.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <ordsched.h>
@@ -39,6 +41,106 @@ struct ordsched_pipeline {
 	struct pipeline_stats __percpu *stats;
 };
 
+static bool pipeline_cancel(struct ordsched_pipeline *pl,
+			    struct ordsched_job *job, bool defer);
+
+#ifdef CONFIG_DEBUG_OBJECTS
+/*
+ * Debug objects: a job is tracked from its queueing until its parallel
+ * step hands its item to the sequencer, which tracks the item from there
+ * until the serial step (see seq.c), or until it is cancelled. The object
+ * is the job's @ticket: the job's start is its work item's, tracked by the
+ * workqueue's own debug objects, and the item is the sequencer's.
+ *
+ * A job queued again while in flight is reported and not queued. One freed
+ * while its parallel step has not started is reported and cancelled first,
+ * where the context allows (process or softirq context with interrupts
+ * on), without running other jobs' serial steps from the free path: a
+ * worker goes on from its ticket. Otherwise, or if the step has started,
+ * there is nothing to take back: the fixup poisons the item's function,
+ * so that the parallel step, when it returns into pipeline_parallel(),
+ * cancels the ticket instead of handing in freed memory. (If the step had
+ * not started, the workqueue's fixup cancels it, and the ticket is never
+ * handed in: destroy names it in the log.) On a KASAN kernel, the accesses
+ * to the freed job are reported too.
+ *
+ * The work item's fixup would cancel the parallel step behind the job's
+ * back and leave its ticket waiting forever: the job's must come first.
+ * Debug objects visit the objects of freed memory newest first, so the job
+ * is tracked anew once INIT_WORK() has tracked the work (the first time).
+ */
+#define pipeline_debug_obj(job)	(&(job)->ticket)
+
+static const struct debug_obj_descr pipeline_job_debug_descr;
+
+static bool pipeline_job_fixup_free(void *addr, enum debug_obj_state state)
+{
+	struct ordsched_job *job = container_of(addr, struct ordsched_job,
+						ticket);
+
+	if (state != ODEBUG_STATE_ACTIVE)
+		return false;
+	if (!irqs_disabled() && !in_hardirq() &&
+	    pipeline_cancel(job->pipeline, job, true))
+		return true;
+	WRITE_ONCE(job->item.fn, ordsched_seq_item_freed);
+	/* Left active, debug objects would come back to it forever. */
+	debug_object_deactivate(addr, &pipeline_job_debug_descr);
+	return false;
+}
+
+static const struct debug_obj_descr pipeline_job_debug_descr = {
+	.name		= "ordsched_job",
+	.fixup_free	= pipeline_job_fixup_free,
+};
+
+/* False if @job is still in flight. */
+static bool pipeline_job_debug_activate(struct ordsched_job *job)
+{
+	debug_object_init(pipeline_debug_obj(job), &pipeline_job_debug_descr);
+	return !debug_object_activate(pipeline_debug_obj(job),
+				      &pipeline_job_debug_descr);
+}
+
+static void pipeline_job_debug_done(struct ordsched_job *job)
+{
+	debug_object_deactivate(pipeline_debug_obj(job),
+				&pipeline_job_debug_descr);
+	debug_object_free(pipeline_debug_obj(job), &pipeline_job_debug_descr);
+}
+
+/* Newer than the work's tracking object: see above. */
+static void pipeline_job_debug_retrack(struct ordsched_job *job)
+{
+	pipeline_job_debug_done(job);
+	pipeline_job_debug_activate(job);
+}
+
+/* The job was reported freed while its parallel step ran. */
+static bool pipeline_job_freed(struct ordsched_job *job)
+{
+	return READ_ONCE(job->item.fn) == ordsched_seq_item_freed;
+}
+#else
+static inline bool pipeline_job_debug_activate(struct ordsched_job *job)
+{
+	return true;
+}
+
+static inline void pipeline_job_debug_done(struct ordsched_job *job)
+{
+}
+
+static inline void pipeline_job_debug_retrack(struct ordsched_job *job)
+{
+}
+
+static inline bool pipeline_job_freed(struct ordsched_job *job)
+{
+	return false;
+}
+#endif
+
 static void pipeline_serial(struct ordsched_seq_item *item, u64 ticket)
 {
 	struct ordsched_job *job = container_of(item, struct ordsched_job, item);
@@ -54,7 +156,26 @@ static void pipeline_parallel(struct work_struct *work)
 	job->err = pl->ops->parallel(job);
 	if (job->err)
 		this_cpu_inc(pl->stats->parallel_failed);
-	ordsched_seq_queue(pl->seq, job->ticket, &job->item);
+	pipeline_job_debug_done(job);
+	if (unlikely(pipeline_job_freed(job)))
+		ordsched_seq_cancel(pl->seq, job->ticket);
+	else
+		ordsched_seq_queue(pl->seq, job->ticket, &job->item);
+}
+
+/* @defer: from the free path, which must not run serial steps. */
+static bool pipeline_cancel(struct ordsched_pipeline *pl,
+			    struct ordsched_job *job, bool defer)
+{
+	if (!cancel_work(&job->work))
+		return false;
+	pipeline_job_debug_done(job);
+	this_cpu_inc(pl->stats->cancelled);
+	if (defer)
+		ordsched_seq_cancel_nodrain(pl->seq, job->ticket);
+	else
+		ordsched_seq_cancel(pl->seq, job->ticket);
+	return true;
 }
 
 static void pipeline_start(struct ordsched_pipeline *pl,
@@ -64,6 +185,7 @@ static void pipeline_start(struct ordsched_pipeline *pl,
 	job->item.fn = pipeline_serial;
 	job->err = 0;
 	INIT_WORK(&job->work, pipeline_parallel);
+	pipeline_job_debug_retrack(job);
 	this_cpu_inc(pl->stats->queued);
 	queue_work(pl->wq, &job->work);
 }
@@ -79,13 +201,19 @@ static void pipeline_start(struct ordsched_pipeline *pl,
  *
  * Context: any context but hard interrupt.
  * Return: true, or false if the pipeline already has as many jobs in
- * flight as its window holds (the job is not queued).
+ * flight as its window holds (the job is not queued), or, on a kernel
+ * with debug objects, if the job is still in flight (reported: a bug in
+ * the caller).
  */
 bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
 			     struct ordsched_job *job)
 {
-	if (ordsched_seq_ticket(pl->seq, &job->ticket))
+	if (!pipeline_job_debug_activate(job))
 		return false;
+	if (ordsched_seq_ticket(pl->seq, &job->ticket)) {
+		pipeline_job_debug_done(job);
+		return false;
+	}
 	pipeline_start(pl, job);
 	return true;
 }
@@ -100,14 +228,21 @@ EXPORT_SYMBOL_GPL(ordsched_pipeline_queue);
  * full.
  *
  * Context: process context, may sleep.
- * Return: 0, or -EINTR if a fatal signal came first (not queued).
+ * Return: 0, or -EINTR if a fatal signal came first (not queued), or, on
+ * a kernel with debug objects, -EBUSY if the job is still in flight
+ * (reported: a bug in the caller).
  */
 int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
 				 struct ordsched_job *job)
 {
-	int ret = ordsched_seq_tickets_wait(pl->seq, 1, &job->ticket);
+	int ret;
 
-	if (!ret)
+	if (!pipeline_job_debug_activate(job))
+		return -EBUSY;
+	ret = ordsched_seq_tickets_wait(pl->seq, 1, &job->ticket);
+	if (ret)
+		pipeline_job_debug_done(job);
+	else
 		pipeline_start(pl, job);
 	return ret;
 }
@@ -131,11 +266,7 @@ EXPORT_SYMBOL_GPL(ordsched_pipeline_queue_wait);
 bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
 			      struct ordsched_job *job)
 {
-	if (!cancel_work(&job->work))
-		return false;
-	this_cpu_inc(pl->stats->cancelled);
-	ordsched_seq_cancel(pl->seq, job->ticket);
-	return true;
+	return pipeline_cancel(pl, job, false);
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_cancel);
 

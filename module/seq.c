@@ -46,11 +46,13 @@
 
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
+#include <linux/debugobjects.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -105,6 +107,92 @@ ORDSCHED_COUNTERS(seq_counters, struct ordsched_seq_stats, BIT(2),
 		  "tickets", "parked", "peak_depth", "inline_drains",
 		  "inline_runs", "handoffs", "handoff_runs", "cancelled",
 		  "overflows");
+
+/*
+ * What the function of an item reported freed while parked becomes: a
+ * drain that finds it skips the item. See seq_item_fixup_free().
+ */
+void ordsched_seq_item_freed(struct ordsched_seq_item *item, u64 ticket)
+{
+}
+
+#ifdef CONFIG_DEBUG_OBJECTS
+/*
+ * Debug objects: an item is tracked from its hand-in until its turn comes
+ * (or the hand-in fails), and only then: an item not handed in is plain
+ * memory, on the stack or anywhere else, with no destroy to call.
+ *
+ * Items have no init function, the caller sets @fn: an item debug objects
+ * do not know is taken as initialized (the is_static_object hook), so the
+ * hand-in only activates it, and an item handed in again while it is still
+ * parked for another ticket is reported once. That hand-in fails and its
+ * ticket is cancelled instead, so that the sequencer does not wait for it
+ * forever.
+ *
+ * An item freed while parked is reported, but no fixup can take it back:
+ * the item knows neither its sequencer nor its ticket, and a ticket handed
+ * in cannot be withdrawn (its slot is the drainer's from then on, in a
+ * lock-free handshake that has no way back). The fixup poisons the item's
+ * function instead, so that a drain that finds it while its memory is still
+ * intact skips it rather than call into whatever the memory holds; on a
+ * KASAN kernel that read is the use after free it is, and is reported.
+ */
+static const struct debug_obj_descr seq_item_debug_descr;
+
+static bool seq_item_is_static(void *addr)
+{
+	return true;
+}
+
+static bool seq_item_fixup_free(void *addr, enum debug_obj_state state)
+{
+	struct ordsched_seq_item *item = addr;
+
+	if (state != ODEBUG_STATE_ACTIVE)
+		return false;
+	WRITE_ONCE(item->fn, ordsched_seq_item_freed);
+	/* Left active, debug objects would come back to it forever. */
+	debug_object_deactivate(item, &seq_item_debug_descr);
+	return false;
+}
+
+static const struct debug_obj_descr seq_item_debug_descr = {
+	.name			= "ordsched_seq_item",
+	.is_static_object	= seq_item_is_static,
+	.fixup_free		= seq_item_fixup_free,
+};
+
+/* @item is handed in: false if it is still parked for another ticket. */
+static bool seq_item_debug_activate(struct ordsched_seq_item *item)
+{
+	if (object_is_on_stack(item))
+		debug_object_init_on_stack(item, &seq_item_debug_descr);
+	return !debug_object_activate(item, &seq_item_debug_descr);
+}
+
+/*
+ * @item's turn came, or its hand-in failed: no longer tracked. False if
+ * it was reported freed while parked: then nothing of it may be touched.
+ */
+static bool seq_item_debug_done(struct ordsched_seq_item *item)
+{
+	if (READ_ONCE(item->fn) == ordsched_seq_item_freed)
+		return false;
+	debug_object_deactivate(item, &seq_item_debug_descr);
+	debug_object_free(item, &seq_item_debug_descr);
+	return true;
+}
+#else
+static inline bool seq_item_debug_activate(struct ordsched_seq_item *item)
+{
+	return true;
+}
+
+static inline bool seq_item_debug_done(struct ordsched_seq_item *item)
+{
+	return true;
+}
+#endif
 
 static inline struct seq_slot *seq_slot(struct ordsched_seq *seq, u64 t)
 {
@@ -166,7 +254,8 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 		 */
 		atomic64_set(&slot->state, slot_state(t + seq_size(seq),
 						      SLOT_EMPTY));
-		if (state == slot_state(t, SLOT_FULL)) {
+		if (state == slot_state(t, SLOT_FULL) &&
+		    seq_item_debug_done(item)) {
 			trace_ordsched_seq_run(seq->inst.id, t);
 			item->fn(item, t);
 		}
@@ -202,9 +291,14 @@ static void seq_handoff_fn(struct work_struct *work)
 	local_bh_enable();
 }
 
-/* Park ticket @t as @kind, or drain from it if the drainer left there. */
+/*
+ * Park ticket @t as @kind, or drain from it if the drainer left there; or,
+ * if @defer, have a worker drain from it, for callers that must not run
+ * items.
+ */
 static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
-			struct ordsched_seq_item *item, enum seq_kind kind)
+			struct ordsched_seq_item *item, enum seq_kind kind,
+			bool defer)
 {
 	bool ok = true;
 
@@ -237,11 +331,21 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 	if (WARN_ONCE(old != slot_state(t, SLOT_ABANDONED),
 		      "ordsched: ticket %llu of %s handed in twice or never taken\n",
 		      t, seq->inst.name)) {
+		if (item)
+			seq_item_debug_done(item);
 		ok = false;
 		goto out;
 	}
 	atomic64_set(&slot->state, slot_state(t, kind));
-	seq_drain(seq, t, false);
+	if (defer) {
+		/* As a drain that used up its budget: the worker goes on at t. */
+		seq->handoff_ticket = t;
+		queue_work(seq->wq, &seq->handoff_work);
+		this_cpu_inc(seq->stats->handoffs);
+		trace_ordsched_seq_handoff(seq->inst.id, t);
+	} else {
+		seq_drain(seq, t, false);
+	}
 out:
 	local_bh_enable();
 	return ok;
@@ -261,12 +365,18 @@ out:
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled. Items run with bottom halves disabled.
  * Return: true; false (with a warning) if @ticket was handed in before or
- * never taken, a bug in the caller.
+ * never taken, or, on a kernel with debug objects, if @item is still
+ * parked for another ticket (@ticket is then cancelled): bugs in the
+ * caller.
  */
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
 			struct ordsched_seq_item *item)
 {
-	return seq_hand_in(seq, ticket, item, SLOT_FULL);
+	if (!seq_item_debug_activate(item)) {
+		ordsched_seq_cancel(seq, ticket);
+		return false;
+	}
+	return seq_hand_in(seq, ticket, item, SLOT_FULL, false);
 }
 EXPORT_SYMBOL_GPL(ordsched_seq_queue);
 
@@ -288,9 +398,22 @@ bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket)
 {
 	this_cpu_inc(seq->stats->cancelled);
 	trace_ordsched_seq_cancel(seq->inst.id, ticket);
-	return seq_hand_in(seq, ticket, NULL, SLOT_CANCELLED);
+	return seq_hand_in(seq, ticket, NULL, SLOT_CANCELLED, false);
 }
 EXPORT_SYMBOL_GPL(ordsched_seq_cancel);
+
+/*
+ * For pipeline.c, whose debug objects fixup cancels a job from the free
+ * path, where running other jobs' serial steps is not safe: as
+ * ordsched_seq_cancel(), but if @ticket is the tail, a worker goes on
+ * from it.
+ */
+bool ordsched_seq_cancel_nodrain(struct ordsched_seq *seq, u64 ticket)
+{
+	this_cpu_inc(seq->stats->cancelled);
+	trace_ordsched_seq_cancel(seq->inst.id, ticket);
+	return seq_hand_in(seq, ticket, NULL, SLOT_CANCELLED, true);
+}
 
 /* Would @n more tickets fit in the window now? */
 static bool seq_has_room(struct ordsched_seq *seq, unsigned int n)

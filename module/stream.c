@@ -30,8 +30,10 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/debugobjects.h>
 #include <linux/err.h>
 #include <linux/percpu.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -62,6 +64,75 @@ static struct ordsched_stream_set stream_default_set = {
 	.budget = STREAM_DEFAULT_BUDGET,
 };
 
+#ifdef CONFIG_DEBUG_OBJECTS
+/*
+ * Debug objects: an item is tracked from its queueing until it starts or
+ * is cancelled, and only then, so that an item that is not queued is plain
+ * memory, on the stack or anywhere else, with no destroy to call. One
+ * freed while queued is reported on a debug kernel and cancelled first:
+ * cancel takes a raw spinlock with interrupts saved, which is safe in any
+ * context memory can be freed in, and the free never comes from under the
+ * stream's lock, which only ordsched holds. A double queue is not
+ * reported: it is defined, ordsched_stream_queue() returns false as
+ * queue_work() does. The items of delay tasks are not tracked here but as
+ * their task (see delay.c), whose fixup takes the item back through the
+ * task and so keeps the task's accounting right.
+ */
+static const struct debug_obj_descr stream_item_debug_descr;
+
+static bool stream_item_fixup_free(void *addr, enum debug_obj_state state)
+{
+	struct ordsched_stream_item *item = addr;
+
+	/*
+	 * Active means queued: both change under the stream's lock. If
+	 * cancel finds the item gone, it has started and is inactive, so
+	 * debug objects do not come back to it.
+	 */
+	return state == ODEBUG_STATE_ACTIVE &&
+	       ordsched_stream_cancel(item->debug_stream, item);
+}
+
+static const struct debug_obj_descr stream_item_debug_descr = {
+	.name		= "ordsched_stream_item",
+	.fixup_free	= stream_item_fixup_free,
+};
+
+/* @item is being queued on @stream, under its lock. */
+static void stream_item_debug_activate(struct ordsched_stream *stream,
+				       struct ordsched_stream_item *item,
+				       bool track)
+{
+	item->debug_stream = track ? stream : NULL;
+	if (!track)
+		return;
+	if (object_is_on_stack(item))
+		debug_object_init_on_stack(item, &stream_item_debug_descr);
+	else
+		debug_object_init(item, &stream_item_debug_descr);
+	debug_object_activate(item, &stream_item_debug_descr);
+}
+
+/* @item left its stream, under the stream's lock: no longer tracked. */
+static void stream_item_debug_deactivate(struct ordsched_stream_item *item)
+{
+	if (!item->debug_stream)
+		return;
+	debug_object_deactivate(item, &stream_item_debug_descr);
+	debug_object_free(item, &stream_item_debug_descr);
+}
+#else
+static inline void stream_item_debug_activate(struct ordsched_stream *stream,
+					      struct ordsched_stream_item *item,
+					      bool track)
+{
+}
+
+static inline void stream_item_debug_deactivate(struct ordsched_stream_item *item)
+{
+}
+#endif
+
 /* Take the oldest item; NULL if there is none or the budget is spent. */
 static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 					       bool budget_spent, bool *more)
@@ -72,10 +143,12 @@ static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 	item = list_first_entry_or_null(&stream->items,
 					struct ordsched_stream_item, node);
 	*more = item && budget_spent;
-	if (*more)
+	if (*more) {
 		item = NULL;
-	else if (item)
+	} else if (item) {
 		list_del_init(&item->node);
+		stream_item_debug_deactivate(item);
+	}
 	raw_spin_unlock_irq(&stream->lock);
 	return item;
 }
@@ -144,6 +217,45 @@ void ordsched_stream_item_init(struct ordsched_stream_item *item,
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_item_init);
 
+/*
+ * Queue @item; @track: whether debug objects track it as a stream item
+ * (not the items of delay tasks, tracked as their task).
+ */
+static bool stream_queue(struct ordsched_stream *stream,
+			 struct ordsched_stream_item *item, bool track)
+{
+	struct ordsched_stream_set *set = stream->set;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&stream->lock, flags);
+	if (!list_empty(&item->node)) {
+		raw_spin_unlock_irqrestore(&stream->lock, flags);
+		return false;
+	}
+	stream_item_debug_activate(stream, item, track);
+	list_add_tail(&item->node, &stream->items);
+	raw_spin_unlock_irqrestore(&stream->lock, flags);
+	this_cpu_inc(set->stats->queued);
+	trace_ordsched_stream_queue(set->inst.id, stream, item);
+
+	/*
+	 * Fully ordered, after the item was added. Pairs with the acquire
+	 * and the atomic_sub_return() in stream_drain_fn().
+	 */
+	if (atomic_inc_return(&stream->wip) == 1) {
+		this_cpu_inc(set->stats->drains);
+		queue_work(set->wq, &stream->drain);
+	}
+	return true;
+}
+
+/* For delay.c: a delay task's item, which debug objects track as the task. */
+bool ordsched_stream_queue_untracked(struct ordsched_stream *stream,
+				     struct ordsched_stream_item *item)
+{
+	return stream_queue(stream, item, false);
+}
+
 /**
  * ordsched_stream_queue() - queue an item at the end of a stream
  * @stream: the stream
@@ -161,28 +273,7 @@ EXPORT_SYMBOL_GPL(ordsched_stream_item_init);
 bool ordsched_stream_queue(struct ordsched_stream *stream,
 			   struct ordsched_stream_item *item)
 {
-	struct ordsched_stream_set *set = stream->set;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&stream->lock, flags);
-	if (!list_empty(&item->node)) {
-		raw_spin_unlock_irqrestore(&stream->lock, flags);
-		return false;
-	}
-	list_add_tail(&item->node, &stream->items);
-	raw_spin_unlock_irqrestore(&stream->lock, flags);
-	this_cpu_inc(set->stats->queued);
-	trace_ordsched_stream_queue(set->inst.id, stream, item);
-
-	/*
-	 * Fully ordered, after the item was added. Pairs with the acquire
-	 * and the atomic_sub_return() in stream_drain_fn().
-	 */
-	if (atomic_inc_return(&stream->wip) == 1) {
-		this_cpu_inc(set->stats->drains);
-		queue_work(set->wq, &stream->drain);
-	}
-	return true;
+	return stream_queue(stream, item, true);
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_queue);
 
@@ -208,8 +299,10 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 
 	raw_spin_lock_irqsave(&stream->lock, flags);
 	removed = !list_empty(&item->node);
-	if (removed)
+	if (removed) {
 		list_del_init(&item->node);
+		stream_item_debug_deactivate(item);
+	}
 	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	if (removed)
 		this_cpu_inc(set->stats->cancelled);

@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <ordsched.h>
@@ -649,6 +650,257 @@ static void freed_while_queued_warns(struct ktest *t)
 	kfree(kt);
 }
 
+/*
+ * The items below are freed while queued and reported the same way. Debug
+ * objects print their first five reports only, in all: these cases make
+ * five, one each, and the reports of delay_handed_freed_warns() (last)
+ * are not printed; it checks what the fixups did instead.
+ */
+
+/* What the functions of the freed items count: they must never run. */
+static atomic_t fq_ran;
+
+static void fq_stream_fn(struct ordsched_stream_item *item)
+{
+	atomic_inc(&fq_ran);
+}
+
+/* A stream item queued behind one that blocks: cancelled before it goes. */
+static void stream_freed_while_queued_warns(struct ktest *t)
+{
+	struct ordsched_stream_set_params sp = { .name = "freed" };
+	struct ordsched_stream_item *freed;
+	struct ordsched_stream_stats ss;
+	struct ordsched_stream_set *set;
+	struct st_test *st;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
+		return;
+	}
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	freed = kzalloc(sizeof(*freed), GFP_KERNEL);
+	set = ordsched_stream_set_create(&sp);
+	if (!KT_EXPECT(t, st && freed && !IS_ERR(set)))
+		goto out;
+	atomic_set(&fq_ran, 0);
+	gate_init(&st->gate);
+	ordsched_stream_init(&st->stream, set);
+	ordsched_stream_item_init(&st->items[0], st_block_fn);
+	ordsched_stream_item_init(freed, fq_stream_fn);
+	KT_EXPECT(t, ordsched_stream_queue(&st->stream, &st->items[0]));
+	KT_EXPECT(t, ordsched_stream_queue(&st->stream, freed));
+	kfree(freed);
+	freed = NULL;
+	complete_all(&st->gate.open);
+	ordsched_stream_destroy(&st->stream);
+	ordsched_stream_set_get_stats(set, &ss);
+	KT_EXPECT_EQ(t, ss.cancelled, 1);
+	KT_EXPECT_EQ(t, atomic_read(&st->ran), 1);
+	KT_EXPECT_EQ(t, atomic_read(&fq_ran), 0);
+out:
+	ordsched_stream_set_destroy(set);
+	kfree(freed);
+	kfree(st);
+}
+
+static void fq_seq_first_fn(struct ordsched_seq_item *item, u64 ticket)
+{
+}
+
+static void fq_seq_fn(struct ordsched_seq_item *item, u64 ticket)
+{
+	atomic_inc(&fq_ran);
+}
+
+/*
+ * A seq item parked behind the tail: no fixup can take it back, the report
+ * is all there is, but the drain that reaches it skips it. The item's
+ * memory is type-safe by RCU: under rcu_read_lock() it stays intact after
+ * the free, as freed memory often does for a while, and the drain below
+ * reads it without KASAN reporting the use after free this test makes on
+ * purpose.
+ */
+static void seq_freed_while_parked_warns(struct ktest *t)
+{
+	struct ordsched_seq_item first = { .fn = fq_seq_first_fn };
+	struct ordsched_seq_item *freed;
+	struct ordsched_seq *seq;
+	struct kmem_cache *cache;
+	u64 tk;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
+		return;
+	}
+	cache = kmem_cache_create("ordsched_test_freed", sizeof(*freed), 0,
+				  SLAB_TYPESAFE_BY_RCU, NULL);
+	if (!KT_EXPECT(t, cache))
+		return;
+	freed = kmem_cache_zalloc(cache, GFP_KERNEL);
+	seq = ordsched_seq_create(NULL);
+	if (!KT_EXPECT(t, freed && !IS_ERR(seq))) {
+		if (freed)
+			kmem_cache_free(cache, freed);
+		goto out;
+	}
+	atomic_set(&fq_ran, 0);
+	freed->fn = fq_seq_fn;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 2, &tk), 0);
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk + 1, freed));
+	rcu_read_lock();
+	kmem_cache_free(cache, freed);
+	/* The tail: this thread drains, first's ticket, then freed's. */
+	ordsched_seq_queue(seq, tk, &first);
+	rcu_read_unlock();
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), tk + 2);
+	KT_EXPECT_EQ(t, atomic_read(&fq_ran), 0);
+out:
+	ordsched_seq_destroy(seq);
+	kmem_cache_destroy(cache);
+}
+
+struct fq_pl_test {
+	struct gate gate;
+	struct ordsched_job first;
+	atomic_t serial;
+};
+
+static struct fq_pl_test *fq_pl;
+
+static int fq_pl_parallel(struct ordsched_job *job)
+{
+	if (job == &fq_pl->first)
+		gate_pass(&fq_pl->gate);
+	return 0;
+}
+
+static void fq_pl_serial(struct ordsched_job *job, int err)
+{
+	if (job == &fq_pl->first)
+		atomic_inc(&fq_pl->serial);
+	else
+		atomic_inc(&fq_ran);
+}
+
+static const struct ordsched_pipeline_ops fq_pl_ops = {
+	.parallel = fq_pl_parallel,
+	.serial = fq_pl_serial,
+};
+
+/*
+ * A job whose parallel step waits behind a blocked one on an ordered
+ * workqueue: cancelled before it goes, its ticket skipped.
+ */
+static void pipeline_freed_while_queued_warns(struct ktest *t)
+{
+	struct ordsched_pipeline_params p = { .name = "freed",
+					      .ops = &fq_pl_ops };
+	struct ordsched_pipeline *pl = NULL;
+	struct ordsched_seq_stats ss;
+	struct ordsched_job *freed;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
+		return;
+	}
+	p.wq = alloc_ordered_workqueue("ordsched_freed", 0);
+	fq_pl = kzalloc(sizeof(*fq_pl), GFP_KERNEL);
+	freed = kzalloc(sizeof(*freed), GFP_KERNEL);
+	if (!KT_EXPECT(t, p.wq && fq_pl && freed))
+		goto out;
+	pl = ordsched_pipeline_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(pl)))
+		goto out;
+	atomic_set(&fq_ran, 0);
+	gate_init(&fq_pl->gate);
+	KT_EXPECT(t, ordsched_pipeline_queue(pl, &fq_pl->first));
+	KT_EXPECT(t, ordsched_pipeline_queue(pl, freed));
+	kfree(freed);
+	freed = NULL;
+	complete_all(&fq_pl->gate.open);
+	KT_EXPECT_EQ(t, ordsched_pipeline_flush(pl), 0);
+	ordsched_seq_get_stats(ordsched_pipeline_seq(pl), &ss);
+	KT_EXPECT_EQ(t, ss.cancelled, 1);
+	KT_EXPECT_EQ(t, atomic_read(&fq_pl->serial), 1);
+	KT_EXPECT_EQ(t, atomic_read(&fq_ran), 0);
+out:
+	ordsched_pipeline_destroy(pl);
+	if (p.wq)
+		destroy_workqueue(p.wq);
+	kfree(freed);
+	kfree(fq_pl);
+	fq_pl = NULL;
+}
+
+/* Blocks an ordered workqueue until its gate opens. */
+struct dl_block {
+	struct work_struct work;
+	struct gate gate;
+};
+
+static void dl_block_fn(struct work_struct *work)
+{
+	gate_pass(&container_of(work, struct dl_block, work)->gate);
+}
+
+/*
+ * A delay task handed to its workqueue but not started, then freed: its
+ * work item and the task are both tracked, and whichever fixup comes
+ * first, the task is taken back and counted cancelled, so the free path
+ * ends and a flush of its scheduler returns. Its function never runs.
+ */
+static void delay_handed_freed_warns(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "handed" };
+	struct ordsched_delay *d = ERR_PTR(-ENOMEM);
+	struct workqueue_struct *wq = NULL;
+	struct ordsched_delay_stats ds = {};
+	struct dl_block *b = NULL;
+	struct dl_test *dt = NULL;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
+		return;
+	}
+	wq = alloc_ordered_workqueue("ordsched_handed", 0);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	dt = kzalloc(sizeof(*dt), GFP_KERNEL);
+	if (!KT_EXPECT(t, wq && b && dt))
+		goto out;
+	d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(d)))
+		goto out;
+	gate_init(&b->gate);
+	INIT_WORK(&b->work, dl_block_fn);
+	queue_work(wq, &b->work);
+	ordsched_delay_task_init(&dt->task, dl_fn, wq);
+	KT_EXPECT(t, ordsched_delay_queue(d, &dt->task, 0));
+	for (i = 0; i < 2000; i++) {
+		ordsched_delay_get_stats(d, &ds);
+		if (ds.dispatched)
+			break;
+		usleep_range(500, 1000);
+	}
+	KT_EXPECT_EQ(t, ds.dispatched, 1);
+	kfree(dt);
+	dt = NULL;
+	complete_all(&b->gate.open);
+	flush_workqueue(wq);
+	KT_EXPECT_EQ(t, kt_run_killed(dl_flush_thread, d, 2000), 0);
+	ordsched_delay_get_stats(d, &ds);
+	KT_EXPECT_EQ(t, ds.cancels, 1);
+	KT_EXPECT_EQ(t, ds.ran, 0);
+out:
+	if (!IS_ERR(d))
+		ordsched_delay_destroy(d);
+	if (wq)
+		destroy_workqueue(wq);
+	kfree(dt);
+	kfree(b);
+}
+
 static const struct ktest_case contract_cases[] = {
 	KT_CASE(seq_flush_killable),
 	KT_CASE(pipeline_flush_killable_destroy_drains),
@@ -659,6 +911,10 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE(pipeline_cancel),
 	KT_CASE(keyed_cancel),
 	KT_CASE_WARNS(freed_while_queued_warns),
+	KT_CASE_WARNS(stream_freed_while_queued_warns),
+	KT_CASE_WARNS(seq_freed_while_parked_warns),
+	KT_CASE_WARNS(pipeline_freed_while_queued_warns),
+	KT_CASE_WARNS(delay_handed_freed_warns),
 	KT_END
 };
 

@@ -58,14 +58,14 @@ static int __init ordsched_test_init(void)
 		ordsched_contract_suite,
 	};
 
-	int ret;
-
 	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
-	ret = ktest_run_all(suites, ARRAY_SIZE(suites), filter, warns);
-	/* A failed load never runs the exit function: clean up here. */
-	if (ret)
-		ordsched_delay_test_exit();
-	return ret;
+	/*
+	 * Failed cases are reported in the KTAP output, not by failing the
+	 * load: busybox's insmod retries a failed finit_module() with
+	 * init_module(), which would run every case a second time.
+	 */
+	ktest_run_all(suites, ARRAY_SIZE(suites), filter, warns);
+	return 0;
 }
 
 static void __exit ordsched_test_exit(void)

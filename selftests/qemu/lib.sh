@@ -21,7 +21,7 @@ SPLAT_RE+='|sleeping function called from invalid context|Call Trace:'
 # The warnings the warncheck boot triggers on purpose (and their traces).
 EXPECTED_WARN_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (seq_hand_in|ordsched_seq_queue)\+'
 EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* debug_print_object\+'
-EXPECTED_WARN_RE+='|ODEBUG: free active .* object type: ordsched_(delay|keyed)_task'
+EXPECTED_WARN_RE+='|ODEBUG: free active .* object type: (ordsched_(delay_task|keyed_task|stream_item|seq_item|job)|work_struct) '
 EXPECTED_WARN_RE+='|Call Trace:'
 
 # The kernels a run may boot, in the order "all" boots them: Debian's stock

@@ -34,6 +34,7 @@
  * for the items queued before it, killably; destroy drains.
  */
 
+struct ordsched_stream;
 struct ordsched_stream_item;
 struct ordsched_stream_set;
 
@@ -53,6 +54,8 @@ typedef void (*ordsched_stream_fn)(struct ordsched_stream_item *item);
  * struct ordsched_stream_item - one item of a stream, embedded by the caller
  * @node: the stream's link; empty while the item is not queued
  * @fn: what to run
+ * @debug_stream: on a kernel with debug objects only, the stream the item
+ *	is queued on, so that one freed while queued can be taken back
  *
  * Initialize with ordsched_stream_item_init(). The fields are the
  * stream's while the item is queued.
@@ -60,6 +63,9 @@ typedef void (*ordsched_stream_fn)(struct ordsched_stream_item *item);
 struct ordsched_stream_item {
 	struct list_head node;
 	ordsched_stream_fn fn;
+#ifdef CONFIG_DEBUG_OBJECTS
+	struct ordsched_stream *debug_stream;
+#endif
 };
 
 /**
@@ -74,7 +80,8 @@ struct ordsched_stream_item {
  * All fields are private to ordsched. Initialize with
  * ordsched_stream_init(), tear down with ordsched_stream_destroy().
  * The whole per-stream cost is this structure: 64 bytes on x86-64
- * without lock debugging, plus 24 per queued item (in the caller's item).
+ * without lock debugging, plus 24 per queued item (in the caller's item;
+ * 32 with debug objects).
  */
 struct ordsched_stream {
 	/* Guards @items; raw, as queueing comes from hard irqs even on RT. */
