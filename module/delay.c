@@ -15,11 +15,13 @@
  * started with the lock held, so the callback, under the lock too, can
  * tell whether somebody started it again while it ran.
  *
- * A task is in one of three states:
+ * A task is in one of four states:
  *
  *	IDLE	not queued, started, or cancelled: the caller's
  *	PENDING	in the tree, waiting for its deadline
  *	HANDED	taken out of the tree and queued on its target
+ *	MOVED	modified while its target was starting it: the target
+ *		gives it back to the tree instead of running it
  *
  * PENDING becomes IDLE by a cancel or a CANCEL stop, and HANDED by the
  * dispatch work, which queues the task on its target in the same hold of
@@ -31,6 +33,35 @@
  * succeed if the target never started it. Whether the target has started
  * a task is decided under the target's own lock; everything else under
  * d->lock: each queueing ends exactly once, run or cancelled.
+ *
+ * A modify moves a PENDING task within the tree, and takes a HANDED one
+ * back from its target the same way as a cancel, into the tree. When the
+ * target has already started it (cancel_work() fails, the trampoline has
+ * not taken d->lock yet), the task cannot be taken back: it becomes MOVED
+ * with its new deadline, and the trampoline, finding it MOVED, puts it in
+ * the tree instead of running it. The queueing goes on either way: its
+ * color and its debug object stay as they are.
+ *
+ * Slack: the tree is ordered by deadline, so that ties and the deadline
+ * order hold whatever the slack. The timer is armed for the range from the
+ * earliest deadline to the earliest deadline + slack of any task (its
+ * "latest"), so the wake-up comes by every task's latest. A new task can
+ * only lower that minimum: queueing arms for its own latest if that is
+ * earlier than what is armed. A removal could raise it: the re-arm after
+ * an expiry or a dispatch walks the tree from the earliest deadline until
+ * no later task can have an earlier latest, at most DELAY_SLACK_WALK
+ * tasks; if it stops there, it arms for the deadline of the task it
+ * stopped at, which is never later than what the walk would have found,
+ * and that wake-up then hands over more than DELAY_SLACK_WALK tasks.
+ *
+ * cancel_sync also waits for runs that have started. A task's function
+ * may free it, so nothing after the function may touch the task: the
+ * trampoline, and a CANCEL stop reporting tasks to @cancelled, announce
+ * what they are busy with in a record on their own stack, listed on
+ * d->running while they are; cancel_sync waits until its task is in no
+ * record and not HANDED or MOVED. Meanwhile the task's @cancelling flag
+ * makes its queueings fail, so a function that queues itself again
+ * cannot escape; one cancel_sync of a task at a time owns the flag.
  *
  * Every queue_work() and cancel_work() of a task's work item happens under
  * d->lock. That is required, not a convenience: cancel_work() owns the
@@ -83,6 +114,9 @@
 /* Tasks taken out of the tree per hold of the lock: bounds irq-off time. */
 #define DELAY_CHUNK	32
 
+/* Tasks the re-arm looks at for the earliest deadline + slack. */
+#define DELAY_SLACK_WALK	16
+
 #define DELAY_COLORS	4
 #define DELAY_ALL_COLORS	(BIT(DELAY_COLORS) - 1)
 
@@ -90,6 +124,7 @@ enum delay_state {
 	DELAY_IDLE,
 	DELAY_PENDING,
 	DELAY_HANDED,
+	DELAY_MOVED,
 };
 
 enum delay_target {
@@ -102,7 +137,10 @@ struct ordsched_delay {
 	raw_spinlock_t lock;
 	struct timerqueue_head tree;
 	struct hrtimer timer;
-	/* The deadline the timer is armed for; KTIME_MAX when it is not. */
+	/*
+	 * The latest the timer is armed to fire at, never later than the
+	 * earliest latest of the pending tasks; KTIME_MAX when not armed.
+	 */
 	ktime_t armed;
 	u64 slack;
 	/* The dispatch work is queued or running and will look again. */
@@ -120,6 +158,10 @@ struct ordsched_delay {
 	wait_queue_head_t idle;
 	/* Serializes flushes: each owns the color flip until drained. */
 	struct mutex flush_mutex;
+	/* The struct delay_busy records: runs and stop reports under way. */
+	struct list_head running;
+	/* cancel_syncs waiting for a record to go: wake them via @wake. */
+	unsigned int sync_waiters;
 	void (*cancelled)(struct ordsched_delay_task *task);
 	struct ordsched_delay_stats stats;
 	/* Name, id, debugfs; the counters above are under d->lock. */
@@ -164,6 +206,20 @@ static struct ordsched_delay_task *node_to_task(struct timerqueue_node *node)
 }
 
 /*
+ * Tasks a thread is busy with, that a cancel_sync waits for: the task of a
+ * run, from the start of its function until it returned, or a CANCEL
+ * stop's batch until @cancelled returned for each. On that thread's stack,
+ * on d->running under d->lock. The pointers are compared, never followed:
+ * a function may have freed its task.
+ */
+struct delay_busy {
+	struct list_head node;
+	struct task_struct *thread;
+	struct ordsched_delay_task **tasks;
+	unsigned int n;
+};
+
+/*
  * A queueing ended, run or cancelled. When a color drains, the flushes
  * waiting for it are woken by d->wake: wake_up() takes the wait queue's
  * spinlock_t, which must not nest in the raw d->lock (it sleeps on RT),
@@ -184,6 +240,14 @@ static void delay_wake(struct work_struct *work)
 	wake_up(&container_of(work, struct ordsched_delay, wake)->idle);
 }
 
+/* A busy record went, or a moved task came back: tell the cancel_syncs. */
+static void delay_wake_sync(struct ordsched_delay *d)
+{
+	lockdep_assert_held(&d->lock);
+	if (d->sync_waiters)
+		queue_work(ordsched_wq, &d->wake);
+}
+
 /* Are the queueings of every color in @colors (a bit mask) over? */
 static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 {
@@ -199,15 +263,57 @@ static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 	return drained;
 }
 
-static void delay_arm(struct ordsched_delay *d, ktime_t expires)
+/* Deadline + slack: KTIME_MAX only for a task that is never due. */
+static ktime_t delay_task_latest(const struct ordsched_delay_task *task)
 {
+	ktime_t deadline = task->node.expires;
+
+	if (deadline == KTIME_MAX)
+		return KTIME_MAX;
+	if (deadline > KTIME_MAX - 1 - (ktime_t)task->slack)
+		return KTIME_MAX - 1;
+	return deadline + task->slack;
+}
+
+/*
+ * The latest the timer may fire at for the pending tasks: their earliest
+ * latest, or, after DELAY_SLACK_WALK tasks, an earlier bound (see the top
+ * of the file). Tasks are in deadline order and latest >= deadline: once
+ * a deadline reaches the best latest so far, no later task beats it.
+ */
+static ktime_t delay_latest(struct ordsched_delay *d)
+{
+	struct timerqueue_node *node = timerqueue_getnext(&d->tree);
+	ktime_t latest = KTIME_MAX;
+	unsigned int i;
+
 	lockdep_assert_held(&d->lock);
-	if (d->dispatching || expires >= d->armed)
+	for (i = 0; node && node->expires < latest; i++) {
+		if (i == DELAY_SLACK_WALK)
+			return node->expires;
+		latest = min(latest, delay_task_latest(node_to_task(node)));
+		node = timerqueue_iterate_next(node);
+	}
+	return latest;
+}
+
+/*
+ * Arm the timer to fire between the earliest deadline and @latest, if that
+ * is earlier than what is armed; the tree is not empty.
+ */
+static void delay_arm(struct ordsched_delay *d, ktime_t latest)
+{
+	ktime_t first;
+
+	lockdep_assert_held(&d->lock);
+	if (d->dispatching || latest >= d->armed)
 		return;
-	d->armed = expires;
+	first = timerqueue_getnext(&d->tree)->expires;
+	d->armed = latest;
 	d->stats.rearms++;
-	trace_ordsched_delay_arm(d->inst.id, expires, d->slack);
-	hrtimer_start_range_ns(&d->timer, expires, d->slack, HRTIMER_MODE_ABS);
+	trace_ordsched_delay_arm(d->inst.id, first, latest - first);
+	hrtimer_start_range_ns(&d->timer, first, latest - first,
+			       HRTIMER_MODE_ABS);
 }
 
 static void delay_kick(struct ordsched_delay *d)
@@ -237,7 +343,7 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	if (due)
 		delay_kick(d);
 	else if (first)
-		delay_arm(d, first->expires);	/* the earliest was cancelled */
+		delay_arm(d, delay_latest(d));	/* the earliest was cancelled */
 	trace_ordsched_delay_expire(d->inst.id, now, d->stats.pending, due);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return HRTIMER_NORESTART;
@@ -285,7 +391,7 @@ static unsigned int delay_dispatch_some(struct ordsched_delay *d, u64 *total)
 			d->stats.max_batch = max(d->stats.max_batch, *total);
 		}
 		if (first)
-			delay_arm(d, first->expires);
+			delay_arm(d, delay_latest(d));
 	}
 	raw_spin_unlock_irq(&d->lock);
 	return n;
@@ -311,27 +417,92 @@ static void delay_count_late(struct ordsched_delay *d, s64 late)
 				    ORDSCHED_DELAY_LATE_BUCKETS - 1)]++;
 }
 
-/* The target starts a task. */
+/* Put a task in the tree for @deadline and @slack: a queueing or a move. */
+static void delay_insert(struct ordsched_delay *d,
+			 struct ordsched_delay_task *task, ktime_t deadline,
+			 u32 slack)
+{
+	lockdep_assert_held(&d->lock);
+	task->seq = d->next_seq++;
+	task->state = DELAY_PENDING;
+	task->node.expires = deadline;
+	task->slack = slack;
+	d->stats.pending++;
+	d->stats.peak_pending = max(d->stats.peak_pending, d->stats.pending);
+	timerqueue_add(&d->tree, &task->node);
+	/* Any task, first or not, may bring the earliest latest forward. */
+	delay_arm(d, delay_task_latest(task));
+}
+
+/* @task will not run: it is the caller's again. */
+static void delay_cancelled(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task, bool handed)
+{
+	lockdep_assert_held(&d->lock);
+	task->state = DELAY_IDLE;
+	debug_object_deactivate(task, &delay_task_debug_descr);
+	d->stats.cancels++;
+	d->stats.cancels_handed += handed;
+	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
+	delay_retire(d, task->color, 1);
+}
+
+/*
+ * The target starts a task: run it, or, if a modify moved it meanwhile,
+ * put it back in the tree, unless a cancel_sync wants it cancelled or a
+ * stop wants it run now (RUN) or reported to @cancelled (CANCEL).
+ */
 static void delay_run(struct ordsched_delay_task *task)
 {
 	struct ordsched_delay *d = task->delay;
 	ordsched_delay_fn fn = task->fn;
-	s64 late = ktime_sub(ktime_get(), task->node.expires);
+	struct delay_busy busy = {
+		.thread = current,
+		.tasks = &task,
+		.n = 1,
+	};
+	bool cancel = false;
 	unsigned long flags;
 	u8 color;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
+	if (task->state == DELAY_MOVED) {
+		if (task->cancelling) {
+			delay_cancelled(d, task, true);
+			delay_wake_sync(d);
+			goto unlock;
+		}
+		if (!d->stopped) {
+			delay_insert(d, task, task->node.expires, task->slack);
+			goto unlock;
+		}
+		cancel = !d->run_now;
+	}
 	color = task->color;
 	task->state = DELAY_IDLE;
 	debug_object_deactivate(task, &delay_task_debug_descr);
-	delay_count_late(d, late);
+	if (cancel) {
+		d->stats.cancels++;
+		d->stats.cancels_handed++;
+		trace_ordsched_delay_cancel(d->inst.id, task->seq, true);
+		fn = d->cancelled;
+	} else {
+		delay_count_late(d, ktime_sub(ktime_get(), task->node.expires));
+	}
+	list_add(&busy.node, &d->running);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 
-	fn(task);	/* may free or requeue @task: do not touch it again */
+	/* May free or requeue @task: do not touch it again. */
+	if (fn)
+		fn(task);
 
 	raw_spin_lock_irqsave(&d->lock, flags);
-	d->stats.ran++;
+	list_del(&busy.node);
+	delay_wake_sync(d);
+	if (!cancel)
+		d->stats.ran++;
 	delay_retire(d, color, 1);
+unlock:
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
@@ -351,7 +522,6 @@ static void delay_task_init_common(struct ordsched_delay_task *task,
 	debug_object_init(task, &delay_task_debug_descr);
 	memset(task, 0, sizeof(*task));
 	timerqueue_init(&task->node);
-	INIT_LIST_HEAD(&task->link);
 	task->fn = fn;
 	task->target = target;
 }
@@ -400,67 +570,6 @@ void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_task_init_stream);
 
-/**
- * ordsched_delay_queue_at() - run a task at an absolute time
- * @d: the scheduler
- * @task: the task, initialized
- * @when_ns: absolute CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()); a
- *	time in the past is due at once, one beyond KTIME_MAX is clamped to
- *	it (never due; ordsched_delay_stop() still ends it)
- *
- * The task is handed to its target once CLOCK_MONOTONIC has reached
- * @when_ns, never before; with the scheduler's slack, it may be up to that
- * much later on top of the usual latency. Tasks given the same @when_ns
- * are handed over in the order they were queued. Stores before the call
- * are visible to the task.
- *
- * Context: any context, hard interrupt included.
- * Return: true, or false if the task is already queued (pending or handed
- * over and not started: it is left as it is, as by queue_delayed_work())
- * or the scheduler is stopped.
- */
-bool ordsched_delay_queue_at(struct ordsched_delay *d,
-			     struct ordsched_delay_task *task, u64 when_ns)
-{
-	ktime_t deadline = min_t(u64, when_ns, KTIME_MAX);
-	unsigned long flags;
-	bool queued = false;
-
-	raw_spin_lock_irqsave(&d->lock, flags);
-	if (likely(!d->stopped && task->state == DELAY_IDLE)) {
-		debug_object_activate(task, &delay_task_debug_descr);
-		queued = true;
-		task->delay = d;
-		task->seq = d->next_seq++;
-		task->color = d->color;
-		task->state = DELAY_PENDING;
-		task->node.expires = deadline;
-		d->inflight[task->color]++;
-		d->stats.queued++;
-		d->stats.pending++;
-		d->stats.peak_pending = max(d->stats.peak_pending,
-					    d->stats.pending);
-		if (timerqueue_add(&d->tree, &task->node))
-			delay_arm(d, deadline);
-	}
-	raw_spin_unlock_irqrestore(&d->lock, flags);
-	return queued;
-}
-EXPORT_SYMBOL_GPL(ordsched_delay_queue_at);
-
-/* @task will not run: it is the caller's again. */
-static void delay_cancelled(struct ordsched_delay *d,
-			    struct ordsched_delay_task *task, bool handed)
-{
-	lockdep_assert_held(&d->lock);
-	task->state = DELAY_IDLE;
-	debug_object_deactivate(task, &delay_task_debug_descr);
-	d->stats.cancels++;
-	d->stats.cancels_handed += handed;
-	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
-	delay_retire(d, task->color, 1);
-}
-
 /*
  * Take a handed-over task back from its target, if it has not started.
  * Under d->lock, like every hand-over: cancel_work() briefly owns the
@@ -477,47 +586,256 @@ static bool delay_target_cancel(struct ordsched_delay *d,
 	return cancel_work(&task->wq.work);
 }
 
+/* A queued task of @d: move it to @deadline and @slack. */
+static void delay_move(struct ordsched_delay *d,
+		       struct ordsched_delay_task *task, ktime_t deadline,
+		       u32 slack)
+{
+	lockdep_assert_held(&d->lock);
+	d->stats.modified++;
+	switch (task->state) {
+	case DELAY_PENDING:
+		timerqueue_del(&d->tree, &task->node);
+		d->stats.pending--;
+		delay_insert(d, task, deadline, slack);
+		return;
+	case DELAY_HANDED:
+		if (delay_target_cancel(d, task)) {
+			delay_insert(d, task, deadline, slack);
+			return;
+		}
+		/* Started: the trampoline will put it back in the tree. */
+		task->state = DELAY_MOVED;
+		fallthrough;
+	case DELAY_MOVED:
+		task->node.expires = deadline;
+		task->slack = slack;
+		return;
+	}
+}
+
 /**
- * ordsched_delay_cancel() - cancel a task that has not started
- * @d: the scheduler the task was queued to
- * @task: the task
+ * ordsched_delay_queue_range() - queue or move a task, with its slack
+ * @d: the scheduler
+ * @task: the task, initialized
+ * @when_ns: absolute CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()); a
+ *	time in the past is due at once, one beyond KTIME_MAX is clamped to
+ *	it (never due; ordsched_delay_stop() still ends it)
+ * @slack_ns: how late after @when_ns the task may be handed over, so that
+ *	it shares a wake-up with nearby deadlines (0: as soon as due; more
+ *	than U32_MAX ns, about 4.3 s, counts as U32_MAX);
+ *	%ORDSCHED_DELAY_SLACK_DEFAULT: the scheduler's @slack_ns
+ * @mode: %ORDSCHED_DELAY_QUEUE_NEW leaves a task that is already queued
+ *	as it is; %ORDSCHED_DELAY_QUEUE_MOD moves it to @when_ns and
+ *	@slack_ns
  *
- * A task waiting for its deadline is removed. A task already handed to its
- * target is taken back if the target has not started it yet.
- * Either this returns true and the task will not run, or the task has
- * run, is running or will run, and this returns false: never both, never
- * neither. Cancel does not wait for a running task; ordsched_delay_flush()
- * does. Cancelling a task never queued, or queued to a scheduler
- * that still exists but is not @d, returns false.
+ * The task is handed to its target once CLOCK_MONOTONIC has reached
+ * @when_ns, never before, and by @when_ns + @slack_ns on top of the usual
+ * latency. Tasks are handed over in deadline order whatever their slack;
+ * those given the same @when_ns in the order they were queued or moved.
+ * Stores before the call are visible to the task.
+ *
+ * A queued task is one waiting for its deadline, or handed over and not
+ * started. Moving it keeps its queueing: it still runs once, or is
+ * cancelled once, at the new deadline; its place among tasks with the
+ * same deadline is behind those already there. A task whose target is
+ * just starting it is moved back from there: it does not run at its old
+ * deadline. A task that has started is not queued: its function may
+ * queue or move it.
+ *
+ * Nothing is done, and false returned, if the scheduler is stopped, if the
+ * task is queued to another scheduler, or while an
+ * ordsched_delay_cancel_sync() of it runs.
  *
  * Context: any context, hard interrupt included.
- * Return: true if the task was cancelled before it started.
+ * Return: in mode %ORDSCHED_DELAY_QUEUE_NEW, true if the task was queued,
+ * false if it was already (it is left as it is) or nothing was done; in
+ * mode %ORDSCHED_DELAY_QUEUE_MOD, true if the task was queued and has
+ * been moved, false if it was not and has been queued now, or nothing was
+ * done.
  */
-bool ordsched_delay_cancel(struct ordsched_delay *d,
-			   struct ordsched_delay_task *task)
+bool ordsched_delay_queue_range(struct ordsched_delay *d,
+				struct ordsched_delay_task *task, u64 when_ns,
+				u64 slack_ns,
+				enum ordsched_delay_queue_mode mode)
 {
+	ktime_t deadline = min_t(u64, when_ns, KTIME_MAX);
 	unsigned long flags;
-	bool removed = false;
+	bool ret = false;
+	u32 slack;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
-	if (task->delay != d)
+	if (slack_ns == ORDSCHED_DELAY_SLACK_DEFAULT)
+		slack_ns = d->slack;
+	slack = min_t(u64, slack_ns, U32_MAX);
+	if (unlikely(d->stopped || task->cancelling))
 		goto unlock;
+	if (task->state == DELAY_IDLE) {
+		debug_object_activate(task, &delay_task_debug_descr);
+		task->delay = d;
+		task->color = d->color;
+		d->inflight[task->color]++;
+		d->stats.queued++;
+		delay_insert(d, task, deadline, slack);
+		ret = mode == ORDSCHED_DELAY_QUEUE_NEW;
+	} else if (mode == ORDSCHED_DELAY_QUEUE_MOD && task->delay == d) {
+		delay_move(d, task, deadline, slack);
+		ret = true;
+	}
+unlock:
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_queue_range);
+
+/* Cancel a queued task of @d if it has not started. */
+static bool delay_cancel_locked(struct ordsched_delay *d,
+				struct ordsched_delay_task *task)
+{
+	lockdep_assert_held(&d->lock);
 	if (task->state == DELAY_PENDING) {
 		timerqueue_del(&d->tree, &task->node);
 		d->stats.pending--;
 		delay_cancelled(d, task, false);
-		removed = true;
-	} else if (task->state == DELAY_HANDED &&
-		   delay_target_cancel(d, task)) {
-		/* Only the target knows whether it has started the task. */
-		delay_cancelled(d, task, true);
-		removed = true;
+		return true;
 	}
-unlock:
+	/* Only the target knows whether it has started the task. */
+	if (task->state == DELAY_HANDED && delay_target_cancel(d, task)) {
+		delay_cancelled(d, task, true);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Is @task handed over or moved, or in a busy record? *@self: in one of
+ * the current thread's, which must not wait for itself.
+ */
+static bool delay_task_busy(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task, bool *self)
+{
+	struct delay_busy *busy;
+	unsigned int i;
+
+	lockdep_assert_held(&d->lock);
+	if (task->state == DELAY_HANDED || task->state == DELAY_MOVED)
+		return true;
+	list_for_each_entry(busy, &d->running, node) {
+		for (i = 0; i < busy->n; i++) {
+			if (busy->tasks[i] == task) {
+				*self = busy->thread == current;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Take the @cancelling flag of @task, or find it is not @d's. */
+static bool delay_sync_claim(struct ordsched_delay *d,
+			     struct ordsched_delay_task *task, bool *mine)
+{
+	bool done = true;
+
+	raw_spin_lock_irq(&d->lock);
+	*mine = task->delay == d;
+	if (*mine) {
+		done = !task->cancelling;
+		task->cancelling = true;
+	}
+	raw_spin_unlock_irq(&d->lock);
+	return done;
+}
+
+static bool delay_sync_idle(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task)
+{
+	bool busy, self = false;
+
+	raw_spin_lock_irq(&d->lock);
+	busy = delay_task_busy(d, task, &self);
+	raw_spin_unlock_irq(&d->lock);
+	return !busy || self;
+}
+
+static bool delay_cancel_sync(struct ordsched_delay *d,
+			      struct ordsched_delay_task *task)
+{
+	bool removed, mine, self = false;
+
+	might_sleep();
+	/* One cancel_sync of a task at a time: later ones wait their turn. */
+	wait_event(d->idle, delay_sync_claim(d, task, &mine));
+	if (!mine)
+		return false;
+
+	raw_spin_lock_irq(&d->lock);
+	removed = delay_cancel_locked(d, task);
+	/* Its trampoline cancels it now, seeing the flag: as good as done. */
+	removed |= task->state == DELAY_MOVED;
+	while (delay_task_busy(d, task, &self) && !self) {
+		d->sync_waiters++;
+		raw_spin_unlock_irq(&d->lock);
+		wait_event(d->idle, delay_sync_idle(d, task));
+		raw_spin_lock_irq(&d->lock);
+		d->sync_waiters--;
+	}
+	task->cancelling = false;
+	raw_spin_unlock_irq(&d->lock);
+	/* The next cancel_sync of the task, if any, may go. */
+	wake_up(&d->idle);
+	WARN_ONCE(self, "ordsched: cancel_sync of a delayed task from its own function\n");
+	return removed;
+}
+
+/**
+ * ordsched_delay_cancel_mode() - cancel a task, and maybe wait for its run
+ * @d: the scheduler the task was queued to
+ * @task: the task
+ * @mode: %ORDSCHED_DELAY_CANCEL_NOWAIT or %ORDSCHED_DELAY_CANCEL_SYNC
+ *
+ * A task waiting for its deadline is removed. A task already handed to its
+ * target is taken back if the target has not started it yet. Either this
+ * returns true and the task will not run, or the task has run, is running
+ * or will run, and this returns false: never both, never neither.
+ * Cancelling a task never queued, or queued to a scheduler that still
+ * exists but is not @d, returns false at once. A task a modify moved while
+ * its target was starting it cannot be taken back before the target gives
+ * it back: %ORDSCHED_DELAY_CANCEL_NOWAIT returns false then, and the task
+ * runs at its new deadline.
+ *
+ * %ORDSCHED_DELAY_CANCEL_NOWAIT does not wait for a run that has started;
+ * ordsched_delay_flush() does. %ORDSCHED_DELAY_CANCEL_SYNC does: it
+ * returns once the task is neither queued, nor running, nor being
+ * reported to @cancelled by a stop; a task moved while its target was
+ * starting it is cancelled when the target gives it back. Until it
+ * returns, queueings and modifies of the task fail, so a function that
+ * queues its own task again ends too. Concurrent cancel_syncs of one task
+ * take turns. Called from the task's own function, it cannot wait for
+ * itself: it warns and returns without waiting.
+ *
+ * Context: %ORDSCHED_DELAY_CANCEL_NOWAIT: any context, hard interrupt
+ * included. %ORDSCHED_DELAY_CANCEL_SYNC: process context, may sleep; not
+ * from the task's own function, nor from a @cancelled callback of @d.
+ * Return: true if the task was queued and has been cancelled before it
+ * started.
+ */
+bool ordsched_delay_cancel_mode(struct ordsched_delay *d,
+				struct ordsched_delay_task *task,
+				enum ordsched_delay_cancel_mode mode)
+{
+	unsigned long flags;
+	bool removed = false;
+
+	if (mode == ORDSCHED_DELAY_CANCEL_SYNC)
+		return delay_cancel_sync(d, task);
+	raw_spin_lock_irqsave(&d->lock, flags);
+	if (task->delay == d)
+		removed = delay_cancel_locked(d, task);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return removed;
 }
-EXPORT_SYMBOL_GPL(ordsched_delay_cancel);
+EXPORT_SYMBOL_GPL(ordsched_delay_cancel_mode);
 
 /*
  * For the debug objects fixup of a task freed while handed to a workqueue.
@@ -580,13 +898,19 @@ int ordsched_delay_flush(struct ordsched_delay *d)
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_flush);
 
-/* Cancel up to DELAY_CHUNK pending tasks; false once none is left. */
+/*
+ * Cancel up to DELAY_CHUNK pending tasks, reporting each to @cancelled;
+ * false once none is left. The batch is a busy record meanwhile.
+ */
 static bool delay_cancel_some(struct ordsched_delay *d)
 {
-	struct ordsched_delay_task *task, *next;
+	struct ordsched_delay_task *batch[DELAY_CHUNK], *task;
+	struct delay_busy busy = {
+		.thread = current,
+		.tasks = batch,
+	};
+	unsigned int i, n = 0, per_color[DELAY_COLORS] = {};
 	struct timerqueue_node *first;
-	unsigned int n = 0, per_color[DELAY_COLORS] = {};
-	LIST_HEAD(batch);
 	int c;
 
 	raw_spin_lock_irq(&d->lock);
@@ -597,20 +921,23 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		debug_object_deactivate(task, &delay_task_debug_descr);
 		d->stats.cancels++;
 		trace_ordsched_delay_cancel(d->inst.id, task->seq, false);
-		list_add_tail(&task->link, &batch);
-		n++;
+		/* Read now: the callback may free the task. */
+		per_color[task->color]++;
+		batch[n++] = task;
 	}
 	d->stats.pending -= n;
+	busy.n = n;
+	list_add(&busy.node, &d->running);
 	raw_spin_unlock_irq(&d->lock);
 
-	/* The callback may free the task: read what we need first. */
-	list_for_each_entry_safe(task, next, &batch, link) {
-		per_color[task->color]++;
-		if (d->cancelled)
-			d->cancelled(task);
-	}
+	if (d->cancelled)
+		for (i = 0; i < n; i++)
+			d->cancelled(batch[i]);
+
 	/* Retired after the callbacks, so that a flush also waits for them. */
 	raw_spin_lock_irq(&d->lock);
+	list_del(&busy.node);
+	delay_wake_sync(d);
 	for (c = 0; c < DELAY_COLORS; c++)
 		if (per_color[c])
 			delay_retire(d, c, per_color[c]);
@@ -625,8 +952,8 @@ static bool delay_cancel_some(struct ordsched_delay *d)
  *	deadlines ignored; %ORDSCHED_DELAY_CANCEL_PENDING cancels them, each
  *	reported to the scheduler's @cancelled callback, called from here
  *
- * From the start of the call, queueings fail (return false; also
- * those of running tasks). Returns once every task queued before has
+ * From the start of the call, queueings and modifies fail (return false,
+ * change nothing; also those of running tasks). Returns once every task queued before has
  * run or been cancelled: tasks already handed to their target run either
  * way. The scheduler is then idle, its timer and work stopped; only
  * ordsched_delay_destroy(), ordsched_delay_get_stats() and further stops
@@ -680,6 +1007,7 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	*stats = d->stats;
+	stats->armed = d->armed;
 	stats->inflight = 0;
 	for (c = 0; c < DELAY_COLORS; c++)
 		stats->inflight += d->inflight[c];
@@ -709,6 +1037,8 @@ static void delay_show(struct seq_file *m, struct ordsched_instance *inst)
 	seq_printf(m, "tasks_per_batch: %llu avg, %llu max\n",
 		   s->batches ? div64_u64(s->dispatched, s->batches) : 0,
 		   s->max_batch);
+	seq_printf(m, "armed: %lld\nmodified: %llu\n", (s64)s->armed,
+		   s->modified);
 	seq_printf(m, "cancels: %llu (%llu after hand-over)\n", s->cancels,
 		   s->cancels_handed);
 	seq_printf(m, "ran: %llu\nrun_early: %llu\n", s->ran, s->run_early);
@@ -754,6 +1084,7 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	INIT_WORK(&d->wake, delay_wake);
 	init_waitqueue_head(&d->idle);
 	mutex_init(&d->flush_mutex);
+	INIT_LIST_HEAD(&d->running);
 	d->cancelled = params->cancelled;
 	if (ordsched_instance_init(&d->inst, ORDSCHED_KIND_DELAY, params->name,
 				   NULL, delay_show)) {

@@ -22,6 +22,12 @@
  *	X_cancel()	take back an item that has not started; returns
  *			true if it will not run, false if it has run, is
  *			running or will run: never both, never neither
+ *	X_mod()		(delays) move a queued item to a new deadline, or
+ *			queue it; returns true if it was queued, like
+ *			mod_delayed_work()
+ *	X_cancel_sync()	(delays) cancel, then wait for a run that started;
+ *			process context; returns true if it was queued and
+ *			has been cancelled, like cancel_delayed_work_sync()
  *	X_flush()	wait for the items handed over before the call and
  *			for no later one; killable: 0 or -EINTR
  *	X_destroy()	drain and free: returns only when nothing of the

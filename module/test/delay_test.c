@@ -10,8 +10,10 @@
  * checked against ktime_get() in the task itself.
  */
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -664,6 +666,688 @@ static void slack_coalesces(struct ktest *t)
 	dt_free(&dt);
 }
 
+/* ---- modify ------------------------------------------------------------ */
+
+/* Wait up to @ms for @dtt to have run @n times; true if it did. */
+static bool dt_wait_ran(struct dt_task *dtt, int n, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (atomic_read(&dtt->ran) < n && time_before(jiffies, end))
+		usleep_range(500, 1000);
+	return atomic_read(&dtt->ran) >= n;
+}
+
+/*
+ * Earlier, later, idle, stopped, another scheduler. Far deadlines are an
+ * hour: a modify that does not move would leave the task there, and the
+ * waits below (seconds) would see it.
+ */
+static void mod_basic(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "mod" };
+	struct ordsched_delay *other = ordsched_delay_create(NULL);
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	u64 when;
+
+	if (!KT_EXPECT(t, !IS_ERR(other)))
+		return;
+	if (dt_alloc(t, &dt, 4, &p))
+		goto out;
+	/* Earlier: from an hour to 1 ms. */
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[0].task,
+					  3600 * NSEC_PER_SEC));
+	when = ktime_get_ns() + NSEC_PER_MSEC;
+	KT_EXPECT(t, ordsched_delay_mod_at(dt.d, &dt.tasks[0].task, when));
+	KT_EXPECT_EQ(t, ordsched_delay_task_deadline(&dt.tasks[0].task), when);
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[0], 1, 5000));
+
+	/* Later: from 1 ms to an hour; then back, to see it did not run. */
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[1].task,
+					  NSEC_PER_MSEC));
+	KT_EXPECT(t, ordsched_delay_mod(dt.d, &dt.tasks[1].task,
+					3600 * NSEC_PER_SEC));
+	msleep(20);
+	KT_EXPECT_EQ(t, atomic_read(&dt.tasks[1].ran), 0);
+	KT_EXPECT(t, ordsched_delay_mod(dt.d, &dt.tasks[1].task, 0));
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[1], 1, 5000));
+
+	/* Idle: a modify queues it and says it was not queued. */
+	KT_EXPECT(t, !ordsched_delay_mod(dt.d, &dt.tasks[2].task, 0));
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[2], 1, 5000));
+
+	/* Queued to another scheduler: left alone. */
+	KT_EXPECT(t, ordsched_delay_queue(other, &dt.tasks[3].task,
+					  3600 * NSEC_PER_SEC));
+	KT_EXPECT(t, !ordsched_delay_mod(dt.d, &dt.tasks[3].task, 0));
+	KT_EXPECT(t, ordsched_delay_cancel(other, &dt.tasks[3].task));
+	atomic_inc(&dt.tasks[3].cancelled);
+
+	ordsched_delay_flush(dt.d);
+	dt_check_once(t, &dt, true);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.queued, 3);
+	KT_EXPECT_EQ(t, s.modified, 3);
+	KT_EXPECT_EQ(t, s.ran, 3);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+
+	/* Stopped: nothing is done, also to a pending task. */
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[0].task,
+					  3600 * NSEC_PER_SEC));
+	ordsched_delay_stop(dt.d, ORDSCHED_DELAY_CANCEL_PENDING);
+	KT_EXPECT(t, !ordsched_delay_mod(dt.d, &dt.tasks[0].task, 0));
+	KT_EXPECT(t, !ordsched_delay_mod(dt.d, &dt.tasks[1].task, 0));
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.modified, 3);
+	KT_EXPECT_EQ(t, s.queued, 4);
+	dt_free(&dt);
+out:
+	ordsched_delay_destroy(other);
+}
+
+/* A task whose function blocks until released, to be caught running. */
+struct blocker {
+	struct ordsched_delay_task task;
+	struct ordsched_delay *d;
+	struct completion started;
+	struct completion release;
+	atomic_t runs;
+	atomic_t running;
+	bool finished;
+	/* Queue itself again this many more times, and how that went. */
+	int requeues;
+	bool use_mod;
+	int requeue_ok;
+	int requeue_refused;
+};
+
+static void blocker_fn(struct ordsched_delay_task *task)
+{
+	struct blocker *b = container_of(task, struct blocker, task);
+
+	atomic_inc(&b->running);
+	WRITE_ONCE(b->finished, false);
+	atomic_inc(&b->runs);
+	complete(&b->started);
+	wait_for_completion(&b->release);
+	if (b->requeues > 0) {
+		b->requeues--;
+		if (b->use_mod ? !ordsched_delay_mod(b->d, task, 0) :
+		    ordsched_delay_queue(b->d, task, 0))
+			b->requeue_ok++;
+		else
+			b->requeue_refused++;
+	}
+	WRITE_ONCE(b->finished, true);
+	atomic_dec(&b->running);
+}
+
+static struct blocker *blocker_new(struct ktest *t, struct ordsched_delay *d)
+{
+	struct blocker *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+	if (!KT_EXPECT(t, b))
+		return NULL;
+	b->d = d;
+	init_completion(&b->started);
+	init_completion(&b->release);
+	ordsched_delay_task_init(&b->task, blocker_fn, NULL);
+	return b;
+}
+
+/* Releases a blocker after a while, from a work item. */
+struct releaser {
+	struct delayed_work dwork;
+	struct blocker *b;
+};
+
+static void releaser_fn(struct work_struct *work)
+{
+	struct releaser *r = container_of(work, struct releaser, dwork.work);
+
+	complete_all(&r->b->release);
+}
+
+/*
+ * Modify a running task: it is not queued, so the modify queues it anew
+ * and the function runs a second time; the first run is not disturbed.
+ */
+static void mod_running(struct ktest *t)
+{
+	struct ordsched_delay *d = ordsched_delay_create(NULL);
+	struct blocker *b;
+
+	if (!KT_EXPECT(t, !IS_ERR(d)))
+		return;
+	b = blocker_new(t, d);
+	if (!b)
+		goto out;
+	KT_EXPECT(t, ordsched_delay_queue(d, &b->task, 0));
+	wait_for_completion(&b->started);
+	KT_EXPECT(t, !ordsched_delay_mod(d, &b->task, NSEC_PER_MSEC));
+	/* Now pending: a second modify moves it. */
+	KT_EXPECT(t, ordsched_delay_mod(d, &b->task, 2 * NSEC_PER_MSEC));
+	complete_all(&b->release);
+	ordsched_delay_flush(d);
+	KT_EXPECT_EQ(t, atomic_read(&b->runs), 2);
+out:
+	ordsched_delay_destroy(d);
+	kfree(b);
+}
+
+/*
+ * Threads queue their share and modify random tasks of every thread to
+ * new short deadlines while those expire: a modify that finds the task
+ * pending moves its queueing, one that does not adds a queueing. Every
+ * queueing runs exactly once, none early (the scheduler's own count, taken
+ * under its lock against the deadline of the queueing that starts: the
+ * function itself cannot tell, its task may be queued anew meanwhile).
+ */
+struct mod_storm {
+	struct dt dt;
+	atomic_t *queueings;
+	atomic_t moved;
+};
+
+static int mod_storm_thread(void *data, unsigned int idx)
+{
+	struct mod_storm *ms = data;
+	struct dt *dt = &ms->dt;
+	u32 rnd = 0x6c078965 * (idx + 1);
+	unsigned int i, v;
+
+	for (i = idx; i < dt->n; i += dt->threads) {
+		if (ordsched_delay_queue(dt->d, &dt->tasks[i].task,
+					 kt_rand(&rnd) % 200000))
+			atomic_inc(&ms->queueings[i]);
+		v = kt_rand(&rnd) % dt->n;
+		if (ordsched_delay_mod(dt->d, &dt->tasks[v].task,
+				       kt_rand(&rnd) % 200000))
+			atomic_inc(&ms->moved);
+		else
+			atomic_inc(&ms->queueings[v]);
+		if (i % 128 == idx)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void mod_storm_run(struct ktest *t, struct mod_storm *ms)
+{
+	struct ordsched_delay_params p = { .name = "mod_storm" };
+	struct ordsched_delay_stats s;
+	unsigned int i, bad = 0, total = 0;
+
+	ms->dt.spin = 100;
+	if (dt_alloc(t, &ms->dt, 10000, &p))
+		return;
+	ms->queueings = vzalloc(array_size(ms->dt.n, sizeof(atomic_t)));
+	if (!KT_EXPECT(t, ms->queueings))
+		goto out;
+	KT_EXPECT_EQ(t, kt_run_threads(ms->dt.threads, mod_storm_thread, ms),
+		     0);
+	ordsched_delay_flush(ms->dt.d);
+	for (i = 0; i < ms->dt.n; i++) {
+		int want = atomic_read(&ms->queueings[i]);
+		int ran = atomic_read(&ms->dt.tasks[i].ran);
+
+		total += want;
+		if (ran != want && !bad++)
+			ktest_diag(t, "task %u: %d queueings, ran %d", i, want,
+				   ran);
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	ordsched_delay_get_stats(ms->dt.d, &s);
+	KT_EXPECT_EQ(t, s.queued, total);
+	KT_EXPECT_EQ(t, s.ran, total);
+	KT_EXPECT_EQ(t, s.modified, atomic_read(&ms->moved));
+	KT_EXPECT_EQ(t, s.run_early, 0);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	KT_EXPECT(t, s.modified > 0);
+	ktest_diag(t, "%u queueings, %llu moved", total, s.modified);
+	dt_diag_stats(t, ms->dt.d);
+	vfree(ms->queueings);
+out:
+	dt_free(&ms->dt);
+}
+
+static void mod_storm_wq(struct ktest *t)
+{
+	struct mod_storm ms = {};
+
+	/* One worker: handed-over tasks wait where a modify takes them back. */
+	ms.dt.wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, ms.dt.wq))
+		return;
+	mod_storm_run(t, &ms);
+	destroy_workqueue(ms.dt.wq);
+}
+
+static void mod_storm_stream(struct ktest *t)
+{
+	struct ordsched_stream *stream = kzalloc(sizeof(*stream), GFP_KERNEL);
+	struct mod_storm ms = { .dt.stream = stream };
+
+	if (!KT_EXPECT(t, stream))
+		return;
+	ordsched_stream_init(stream, NULL);
+	mod_storm_run(t, &ms);
+	ordsched_stream_destroy(stream);
+	kfree(stream);
+}
+
+/* ---- cancel_sync ------------------------------------------------------- */
+
+/* Pending, idle, never queued, another scheduler's. */
+static void cancel_sync_basic(struct ktest *t)
+{
+	struct ordsched_delay *other = ordsched_delay_create(NULL);
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+
+	if (!KT_EXPECT(t, !IS_ERR(other)))
+		return;
+	if (dt_alloc(t, &dt, 2, NULL))
+		goto out;
+	KT_EXPECT(t, !ordsched_delay_cancel_sync(dt.d, &dt.tasks[0].task));
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[0].task,
+					  3600 * NSEC_PER_SEC));
+	KT_EXPECT(t, ordsched_delay_cancel_sync(dt.d, &dt.tasks[0].task));
+	KT_EXPECT(t, !ordsched_delay_cancel_sync(dt.d, &dt.tasks[0].task));
+	/* The task is the caller's again: it may be queued. */
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[0].task, 0));
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[0], 1, 5000));
+
+	KT_EXPECT(t, ordsched_delay_queue(other, &dt.tasks[1].task,
+					  3600 * NSEC_PER_SEC));
+	KT_EXPECT(t, !ordsched_delay_cancel_sync(dt.d, &dt.tasks[1].task));
+	KT_EXPECT(t, ordsched_delay_cancel_sync(other, &dt.tasks[1].task));
+	ordsched_delay_flush(dt.d);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.cancels, 1);
+	KT_EXPECT_EQ(t, s.ran, 1);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	dt_free(&dt);
+out:
+	ordsched_delay_destroy(other);
+}
+
+/*
+ * A running task: cancel_sync returns only after its function did. The
+ * function is released 50 ms later from a work item; had cancel_sync not
+ * waited, it would find the function unfinished whatever the speed.
+ */
+static void cancel_sync_waits(struct ktest *t)
+{
+	struct ordsched_delay *d = ordsched_delay_create(NULL);
+	struct releaser *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct blocker *b = NULL;
+
+	if (!KT_EXPECT(t, !IS_ERR(d) && r))
+		goto out;
+	b = blocker_new(t, d);
+	if (!b)
+		goto out;
+	r->b = b;
+	INIT_DELAYED_WORK(&r->dwork, releaser_fn);
+	KT_EXPECT(t, ordsched_delay_queue(d, &b->task, 0));
+	wait_for_completion(&b->started);
+	schedule_delayed_work(&r->dwork, msecs_to_jiffies(50));
+	/* Running, not queued: false, after the run. */
+	KT_EXPECT(t, !ordsched_delay_cancel_sync(d, &b->task));
+	KT_EXPECT(t, READ_ONCE(b->finished));
+	KT_EXPECT_EQ(t, atomic_read(&b->running), 0);
+	KT_EXPECT_EQ(t, atomic_read(&b->runs), 1);
+	cancel_delayed_work_sync(&r->dwork);
+out:
+	if (!IS_ERR(d))
+		ordsched_delay_destroy(d);
+	kfree(b);
+	kfree(r);
+}
+
+/*
+ * A function that queues its task again (with queue or with modify):
+ * cancel_sync, called while it runs, makes the queueing fail and returns
+ * with the task neither queued nor running; it stays so.
+ */
+static void cancel_sync_requeue_one(struct ktest *t, bool use_mod)
+{
+	struct ordsched_delay *d = ordsched_delay_create(NULL);
+	struct releaser *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct ordsched_delay_stats s;
+	struct blocker *b = NULL;
+	bool removed;
+	int runs;
+
+	if (!KT_EXPECT(t, !IS_ERR(d) && r))
+		goto out;
+	b = blocker_new(t, d);
+	if (!b)
+		goto out;
+	b->requeues = 1000;
+	b->use_mod = use_mod;
+	r->b = b;
+	INIT_DELAYED_WORK(&r->dwork, releaser_fn);
+	KT_EXPECT(t, ordsched_delay_queue(d, &b->task, 0));
+	wait_for_completion(&b->started);
+	schedule_delayed_work(&r->dwork, msecs_to_jiffies(50));
+	/*
+	 * The runs after the release go straight through. Usually the run
+	 * that blocks is the only one and its queueing is refused; if this
+	 * thread came late, a queueing it found pending is cancelled.
+	 */
+	removed = ordsched_delay_cancel_sync(d, &b->task);
+	KT_EXPECT(t, READ_ONCE(b->finished));
+	KT_EXPECT_EQ(t, atomic_read(&b->running), 0);
+	if (!use_mod)
+		KT_EXPECT(t, removed || b->requeue_refused == 1);
+	runs = atomic_read(&b->runs);
+	KT_EXPECT(t, !ordsched_delay_cancel(d, &b->task));
+	usleep_range(10000, 20000);
+	KT_EXPECT_EQ(t, atomic_read(&b->runs), runs);
+	ordsched_delay_get_stats(d, &s);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	KT_EXPECT_EQ(t, s.pending, 0);
+	KT_EXPECT_EQ(t, s.ran + s.cancels, s.queued);
+	KT_EXPECT_EQ(t, s.ran, runs);
+	KT_EXPECT_EQ(t, s.cancels, removed);
+	ktest_diag(t, "%s: %d runs, %d requeued, %d refused",
+		   use_mod ? "mod" : "queue", runs, b->requeue_ok,
+		   b->requeue_refused);
+	cancel_delayed_work_sync(&r->dwork);
+out:
+	if (!IS_ERR(d))
+		ordsched_delay_destroy(d);
+	kfree(b);
+	kfree(r);
+}
+
+static void cancel_sync_requeue(struct ktest *t)
+{
+	cancel_sync_requeue_one(t, false);
+	cancel_sync_requeue_one(t, true);
+}
+
+/*
+ * Tasks due in 0-100 us, some requeueing themselves from their function,
+ * each thread cancel_syncing its own tasks as they expire: right after
+ * cancel_sync the task's function is not running and the task is not
+ * queued. Every queueing ran or was cancelled exactly once.
+ */
+struct cs_task {
+	struct ordsched_delay_task task;
+	struct ordsched_delay *d;
+	atomic_t running;
+	atomic_t ran;
+	atomic_t queueings;
+	atomic_t left;	/* requeues left for the function */
+};
+
+struct cs_storm {
+	struct ordsched_delay *d;
+	struct cs_task *tasks;
+	unsigned int n;
+	unsigned int threads;
+	atomic_t cancelled;
+	atomic_t bad_running;
+	atomic_t bad_queued;
+};
+
+static void cs_fn(struct ordsched_delay_task *task)
+{
+	struct cs_task *c = container_of(task, struct cs_task, task);
+
+	atomic_inc(&c->running);
+	atomic_inc(&c->ran);
+	kt_spin(200);
+	if (atomic_dec_if_positive(&c->left) >= 0 &&
+	    ordsched_delay_queue(c->d, task, 20000))
+		atomic_inc(&c->queueings);
+	atomic_dec(&c->running);
+}
+
+static int cs_thread(void *data, unsigned int idx)
+{
+	struct cs_storm *cs = data;
+	u32 rnd = 0x3c6ef372 * (idx + 1);
+	unsigned int i, round;
+
+	for (round = 0; round < 4; round++) {
+		for (i = idx; i < cs->n; i += cs->threads) {
+			struct cs_task *c = &cs->tasks[i];
+
+			atomic_set(&c->left, kt_rand(&rnd) % 4);
+			if (ordsched_delay_queue(cs->d, &c->task,
+						 kt_rand(&rnd) % 100000))
+				atomic_inc(&c->queueings);
+		}
+		udelay(kt_rand(&rnd) % 100);
+		for (i = idx; i < cs->n; i += cs->threads) {
+			struct cs_task *c = &cs->tasks[i];
+
+			if (ordsched_delay_cancel_sync(cs->d, &c->task))
+				atomic_inc(&cs->cancelled);
+			if (atomic_read(&c->running))
+				atomic_inc(&cs->bad_running);
+			if (ordsched_delay_cancel(cs->d, &c->task))
+				atomic_inc(&cs->bad_queued);
+			if (i % 64 == idx)
+				cond_resched();
+		}
+	}
+	return 0;
+}
+
+static void cancel_sync_storm(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "cancel_sync_storm" };
+	struct ordsched_delay_stats s;
+	struct cs_storm cs = {};
+	unsigned int i, queueings = 0, ran = 0;
+
+	cs.n = 2000;
+	cs.threads = 2 * num_online_cpus();
+	cs.tasks = vzalloc(array_size(cs.n, sizeof(*cs.tasks)));
+	if (!KT_EXPECT(t, cs.tasks))
+		return;
+	cs.d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(cs.d)))
+		goto out;
+	for (i = 0; i < cs.n; i++) {
+		cs.tasks[i].d = cs.d;
+		ordsched_delay_task_init(&cs.tasks[i].task, cs_fn, NULL);
+	}
+	KT_EXPECT_EQ(t, kt_run_threads(cs.threads, cs_thread, &cs), 0);
+	ordsched_delay_flush(cs.d);
+	for (i = 0; i < cs.n; i++) {
+		queueings += atomic_read(&cs.tasks[i].queueings);
+		ran += atomic_read(&cs.tasks[i].ran);
+	}
+	KT_EXPECT_EQ(t, atomic_read(&cs.bad_running), 0);
+	KT_EXPECT_EQ(t, atomic_read(&cs.bad_queued), 0);
+	KT_EXPECT_EQ(t, ran + atomic_read(&cs.cancelled), queueings);
+	ordsched_delay_get_stats(cs.d, &s);
+	KT_EXPECT_EQ(t, s.queued, queueings);
+	KT_EXPECT_EQ(t, s.ran, ran);
+	KT_EXPECT_EQ(t, s.cancels, atomic_read(&cs.cancelled));
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	KT_EXPECT_EQ(t, s.run_early, 0);
+	ktest_diag(t, "%u queueings: %u ran, %d cancelled by cancel_sync",
+		   queueings, ran, atomic_read(&cs.cancelled));
+	ordsched_delay_destroy(cs.d);
+out:
+	vfree(cs.tasks);
+}
+
+/* ---- per-task slack ---------------------------------------------------- */
+
+/*
+ * Each task's own slack, the scheduler's being 0: deadlines spread over
+ * 400 us with 2 ms of slack share a few wake-ups, counted by the
+ * scheduler; none early.
+ */
+static void slack_task_coalesces(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "slack_task" };
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	unsigned int i;
+	u64 base;
+
+	if (dt_alloc(t, &dt, 100, &p))
+		return;
+	base = ktime_get() + 5 * NSEC_PER_MSEC;
+	for (i = 0; i < dt.n; i++)
+		KT_EXPECT(t, ordsched_delay_queue_range(dt.d, &dt.tasks[i].task,
+							base + i * 4000,
+							2 * NSEC_PER_MSEC,
+							ORDSCHED_DELAY_QUEUE_NEW));
+	ordsched_delay_flush(dt.d);
+	dt_check_once(t, &dt, false);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT(t, s.batches <= 10);
+	ktest_diag(t, "100 deadlines in %llu batches, %llu expiries",
+		   s.batches, s.expiries);
+	dt_free(&dt);
+}
+
+/*
+ * The task with the least slack decides the wake-up, wherever it is in the
+ * deadline order: @lazy tasks due first with 10 s of slack, then one with
+ * none, queued first or last. Had its slack been ignored, it would wait
+ * 10 s; it must run within 5 (a thousand times its latency under a debug
+ * kernel), after the lazy ones, in deadline order on one worker. More lazy
+ * tasks than the re-arm looks at take its bounded path.
+ */
+static void slack_least_wins_one(struct ktest *t, unsigned int lazy,
+				 bool strict_first)
+{
+	struct ordsched_delay_params p = { .name = "slack_least" };
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	unsigned int i, strict = strict_first ? 0 : lazy;
+	u64 base;
+
+	dt.wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, dt.wq))
+		return;
+	if (dt_alloc(t, &dt, lazy + 1, &p))
+		goto out_wq;
+	base = ktime_get() + 20 * NSEC_PER_MSEC;
+	for (i = 0; i <= lazy; i++) {
+		bool lax = i != strict;
+		u64 when = lax ? base + i * 1000 : base + 3 * NSEC_PER_MSEC;
+		u64 slack = lax ? 10 * NSEC_PER_SEC : 0;
+
+		KT_EXPECT(t, ordsched_delay_queue_range(dt.d, &dt.tasks[i].task,
+							when, slack,
+							ORDSCHED_DELAY_QUEUE_NEW));
+	}
+	/*
+	 * Any interrupt after the earliest deadline may fire a range timer:
+	 * the wait alone could not see a timer armed too late.
+	 */
+	ordsched_delay_get_stats(dt.d, &s);
+	if (ktime_get() < base)
+		KT_EXPECT(t, s.armed <= base + 3 * NSEC_PER_MSEC);
+	else
+		ktest_diag(t, "slow submission: armed not checked");
+	if (!KT_EXPECT(t, dt_wait_ran(&dt.tasks[strict], 1, 5000)))
+		ktest_diag(t, "%u lazy tasks, strict %s: late", lazy,
+			   strict_first ? "first" : "last");
+	ordsched_delay_stop(dt.d, ORDSCHED_DELAY_RUN_PENDING);
+	dt_check_once(t, &dt, false);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	for (i = 0; i <= lazy; i++)
+		if (i != strict)
+			KT_EXPECT(t, dt.tasks[i].order < dt.tasks[strict].order);
+	dt_free(&dt);
+out_wq:
+	destroy_workqueue(dt.wq);
+}
+
+static void slack_least_wins(struct ktest *t)
+{
+	slack_least_wins_one(t, 4, false);
+	slack_least_wins_one(t, 4, true);
+	slack_least_wins_one(t, 40, false);
+	slack_least_wins_one(t, 40, true);
+}
+
+/*
+ * After a wake-up, the re-arm must find the least slack again: a first
+ * task expires, and a strict task behind @n lazy ones (due 1 s later, with
+ * 10 s of slack) is left. Right after the first task's dispatch (done
+ * before its function runs) the timer must be armed for the strict task's
+ * deadline at the latest; it must also run within 5 s, not 10.
+ */
+static void slack_rearm_one(struct ktest *t, unsigned int n)
+{
+	struct ordsched_delay_params p = { .name = "slack_rearm" };
+	struct ordsched_delay_stats s;
+	u64 base, lazy, strict;
+	struct dt dt = {};
+	unsigned int i;
+
+	if (dt_alloc(t, &dt, n + 2, &p))
+		return;
+	base = ktime_get() + 5 * NSEC_PER_MSEC;
+	lazy = base + NSEC_PER_SEC;
+	strict = lazy + NSEC_PER_SEC / 2;
+	KT_EXPECT(t, ordsched_delay_queue_range(dt.d, &dt.tasks[0].task, base,
+						0, ORDSCHED_DELAY_QUEUE_NEW));
+	for (i = 1; i <= n; i++)
+		KT_EXPECT(t, ordsched_delay_queue_range(dt.d, &dt.tasks[i].task,
+							lazy + (i % 3) * 1000,
+							10 * NSEC_PER_SEC,
+							ORDSCHED_DELAY_QUEUE_NEW));
+	KT_EXPECT(t, ordsched_delay_queue_range(dt.d, &dt.tasks[n + 1].task,
+						strict, 0,
+						ORDSCHED_DELAY_QUEUE_NEW));
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[0], 1, 5000));
+	ordsched_delay_get_stats(dt.d, &s);
+	if (ktime_get() < lazy)
+		KT_EXPECT(t, s.armed <= strict);
+	else
+		ktest_diag(t, "slow: armed not checked");
+	if (!KT_EXPECT(t, dt_wait_ran(&dt.tasks[n + 1], 1, 5000)))
+		ktest_diag(t, "behind %u lazy tasks: late", n);
+	ordsched_delay_stop(dt.d, ORDSCHED_DELAY_RUN_PENDING);
+	dt_check_once(t, &dt, false);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_free(&dt);
+}
+
+/* Fewer lazy tasks than the re-arm looks at, and more. */
+static void slack_rearm(struct ktest *t)
+{
+	slack_rearm_one(t, 4);
+	slack_rearm_one(t, 40);
+}
+
+/* A modify may change the slack: from 10 s to none. */
+static void slack_mod(struct ktest *t)
+{
+	struct dt dt = {};
+	u64 when;
+
+	if (dt_alloc(t, &dt, 1, NULL))
+		return;
+	when = ktime_get_ns() + NSEC_PER_MSEC;
+	KT_EXPECT(t, ordsched_delay_queue_range(dt.d, &dt.tasks[0].task, when,
+						10 * NSEC_PER_SEC,
+						ORDSCHED_DELAY_QUEUE_NEW));
+	KT_EXPECT(t, ordsched_delay_queue_range(dt.d, &dt.tasks[0].task, when,
+						0, ORDSCHED_DELAY_QUEUE_MOD));
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[0], 1, 5000));
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_free(&dt);
+}
+
 /* ---- delayed tasks on serial streams ----------------------------------- */
 
 #define SO_STREAMS	4
@@ -832,6 +1516,18 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(flush_waits),
 	KT_CASE(periodic_resubmit),
 	KT_CASE(slack_coalesces),
+	KT_CASE(slack_task_coalesces),
+	KT_CASE(slack_least_wins),
+	KT_CASE(slack_rearm),
+	KT_CASE(slack_mod),
+	KT_CASE(mod_basic),
+	KT_CASE(mod_running),
+	KT_CASE(mod_storm_wq),
+	KT_CASE(mod_storm_stream),
+	KT_CASE(cancel_sync_basic),
+	KT_CASE(cancel_sync_waits),
+	KT_CASE(cancel_sync_requeue),
+	KT_CASE(cancel_sync_storm),
 	KT_CASE(random_100k),
 	KT_CASE(cancel_storm_wq),
 	KT_CASE(cancel_storm_unbound),

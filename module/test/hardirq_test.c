@@ -97,9 +97,9 @@ struct all_apis {
 	struct ordsched_spread_stats spstats;
 	/* delay */
 	struct ordsched_delay *d;
-	struct ordsched_delay_task dtask[4];
-	atomic_t dran[4];
-	bool dret[3];
+	struct ordsched_delay_task dtask[6];
+	atomic_t dran[6];
+	bool dret[6];
 	bool dcancelled;
 	struct ordsched_delay_stats dstats;
 };
@@ -196,12 +196,22 @@ static void all_apis_irq(void *data)
 	ordsched_delay_task_init(&a->dtask[1], all_delay_fn, NULL);
 	ordsched_delay_task_init_stream(&a->dtask[2], all_delay_fn, &a->stream);
 	ordsched_delay_task_init(&a->dtask[3], all_delay_fn, NULL);
+	ordsched_delay_task_init(&a->dtask[4], all_delay_fn, NULL);
+	ordsched_delay_task_init(&a->dtask[5], all_delay_fn, NULL);
 	a->dret[0] = ordsched_delay_queue(a->d, &a->dtask[0], 1000);
 	a->dret[1] = ordsched_delay_queue_at(a->d, &a->dtask[1], 0);
 	a->dret[2] = ordsched_delay_queue(a->d, &a->dtask[2], 2000);
 	/* Far away: the cancel that follows must win. */
 	if (ordsched_delay_queue(a->d, &a->dtask[3], 3600 * NSEC_PER_SEC))
 		a->dcancelled = ordsched_delay_cancel(a->d, &a->dtask[3]);
+	/* Far away, then moved near: pending, so true. */
+	if (ordsched_delay_queue_range(a->d, &a->dtask[4], U64_MAX, 1000,
+				       ORDSCHED_DELAY_QUEUE_NEW))
+		a->dret[3] = ordsched_delay_mod(a->d, &a->dtask[4], 1000);
+	/* Idle: queued by the modify, which says false. */
+	a->dret[4] = !ordsched_delay_mod_at(a->d, &a->dtask[5], 0);
+	a->dret[5] = ordsched_delay_queue_range(a->d, &a->dtask[5], 0, 0,
+						ORDSCHED_DELAY_QUEUE_MOD);
 	ordsched_delay_get_stats(a->d, &a->dstats);
 }
 
@@ -249,14 +259,13 @@ static void every_api(struct ktest *t)
 	KT_EXPECT_EQ(t, atomic_read(&a->sran[0]), 1);
 	/* Cancelled xor ran, exactly once. */
 	KT_EXPECT_EQ(t, atomic_read(&a->sran[1]), !a->scancelled);
-	KT_EXPECT(t, a->dret[0]);
-	KT_EXPECT(t, a->dret[1]);
-	KT_EXPECT(t, a->dret[2]);
+	for (i = 0; i < 6; i++)
+		KT_EXPECT(t, a->dret[i]);
 	KT_EXPECT(t, a->dcancelled);
-	for (i = 0; i < 3; i++)
-		KT_EXPECT_EQ(t, atomic_read(&a->dran[i]), 1);
-	KT_EXPECT_EQ(t, atomic_read(&a->dran[3]), 0);
-	KT_EXPECT_EQ(t, a->dstats.queued, 4);
+	for (i = 0; i < 6; i++)
+		KT_EXPECT_EQ(t, atomic_read(&a->dran[i]), i != 3);
+	KT_EXPECT_EQ(t, a->dstats.queued, 6);
+	KT_EXPECT_EQ(t, a->dstats.modified, 2);
 	KT_EXPECT_EQ(t, a->dstats.cancels, 1);
 	KT_EXPECT_EQ(t, a->live_keys, 0);
 
@@ -280,10 +289,10 @@ out:
 	kfree(a);
 }
 
-/* ---- delays submitted and cancelled in hard irq, racing with expiry ---- */
+/* ---- delays submitted, cancelled and moved in hard irq, racing expiry -- */
 
 #define RACE_TASKS	3000
-/* A task is cancelled this many ticks after its submission. */
+/* A task is cancelled or moved this many ticks after its submission. */
 #define RACE_LAG	3
 
 struct race {
@@ -292,6 +301,8 @@ struct race {
 	struct ordsched_delay_task tasks[RACE_TASKS];
 	atomic_t ran[RACE_TASKS];
 	bool cancelled[RACE_TASKS];
+	/* A modify found the task run and queued it again. */
+	bool requeued[RACE_TASKS];
 	int submit_err;
 	unsigned int tick;
 	u32 rnd;
@@ -323,6 +334,10 @@ static enum hrtimer_restart race_timer(struct hrtimer *timer)
 	if (i >= RACE_LAG && i - RACE_LAG < RACE_TASKS && (i & 1))
 		r->cancelled[i - RACE_LAG] =
 			ordsched_delay_cancel(r->d, &r->tasks[i - RACE_LAG]);
+	if (i >= RACE_LAG && i - RACE_LAG < RACE_TASKS && (i & 3) == 2)
+		r->requeued[i - RACE_LAG] =
+			!ordsched_delay_mod(r->d, &r->tasks[i - RACE_LAG],
+					    (kt_rand(&r->rnd) & 63) * 1000);
 	if (i >= RACE_TASKS + RACE_LAG) {
 		atomic_set_release(&r->done, 1);
 		return HRTIMER_NORESTART;
@@ -333,7 +348,8 @@ static enum hrtimer_restart race_timer(struct hrtimer *timer)
 
 static void delay_cancel_race(struct ktest *t)
 {
-	unsigned int i, cancelled = 0, wrong = 0;
+	unsigned int i, cancelled = 0, requeued = 0, wrong = 0;
+	struct ordsched_delay_stats s;
 	struct race *r;
 
 	r = kvzalloc(sizeof(*r), GFP_KERNEL);
@@ -352,14 +368,21 @@ static void delay_cancel_race(struct ktest *t)
 
 	for (i = 0; i < RACE_TASKS; i++) {
 		cancelled += r->cancelled[i];
-		if (atomic_read(&r->ran[i]) != !r->cancelled[i])
+		requeued += r->requeued[i];
+		if (atomic_read(&r->ran[i]) !=
+		    !r->cancelled[i] + r->requeued[i])
 			wrong++;
 	}
+	ordsched_delay_get_stats(r->d, &s);
 	KT_EXPECT(t, r->hardirq);
 	KT_EXPECT_EQ(t, r->submit_err, 0);
 	KT_EXPECT_EQ(t, wrong, 0);
+	KT_EXPECT_EQ(t, s.run_early, 0);
+	KT_EXPECT_EQ(t, s.inflight, 0);
 	ktest_diag(t, "%u of %u cancelled in hard irq, the rest ran",
 		   cancelled, RACE_TASKS);
+	ktest_diag(t, "%llu moved in hard irq, %u queued again by a modify",
+		   s.modified, requeued);
 	ordsched_delay_destroy(r->d);
 out:
 	race_cur = NULL;

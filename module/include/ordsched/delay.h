@@ -26,14 +26,23 @@
  * Guarantees: a task is never handed over before CLOCK_MONOTONIC reaches
  * its deadline (except by ordsched_delay_stop() in RUN mode, which runs
  * everything at once); every queueing is run exactly once or reported
- * cancelled exactly once; tasks with the same deadline are handed over in
- * queueing order, so on an ordered workqueue or on one stream they run
- * in that order.
+ * cancelled exactly once (a modify that finds the task pending moves that
+ * queueing, it does not add one); tasks are handed over in deadline
+ * order, and tasks with the same deadline in queueing order (a moved task
+ * counts as queued when it was moved), so on an ordered workqueue or on
+ * one stream they run in that order.
  *
- * Contexts: queue and cancel in any context, hard interrupt included; task
- * init in any context; flush, stop, create and destroy in process context.
- * Tasks run in their target's context: process context, in a worker.
- * Ordering: stores before ordsched_delay_queue() are visible to the task.
+ * Slack: a task queued with slack may be handed over as late as its
+ * deadline plus its slack (on top of the usual latency), so that tasks
+ * with nearby deadlines share one wake-up; never earlier than its
+ * deadline. Without a slack of its own a task takes the scheduler's.
+ *
+ * Contexts: queue, modify and cancel in any context, hard interrupt
+ * included; task init in any context; cancel_sync, flush, stop, create
+ * and destroy in process context. Tasks run in their target's context:
+ * process context, in a worker.
+ * Ordering: stores before ordsched_delay_queue() or a modify are visible
+ * to the task.
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits for
  * the tasks queued before it, killably, deadlines kept; destroy cancels
  * the pending tasks (reporting each to @cancelled) and waits for those
@@ -57,13 +66,14 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
 /**
  * struct ordsched_delay_task - one delayed task, embedded by the caller
  * @node: its place in the deadline order; @node.expires is the deadline
- * @link: its place in a batch being cancelled by a stop
  * @seq: queueing number, unique per scheduler
  * @fn: what to run
  * @delay: the scheduler it was last queued to
- * @state: idle, pending or handed over
+ * @state: idle, pending, handed over, or moved while its target started it
  * @color: the flush generation it was queued in
  * @target: workqueue or stream
+ * @cancelling: a cancel_sync owns the task: queueings of it fail
+ * @slack: nanoseconds it may be handed over after its deadline
  * @wq: the workqueue target: @wq.work runs the task on @wq.wq
  * @stream: the stream target: @stream.item runs the task on
  *	@stream.stream
@@ -74,13 +84,14 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  */
 struct ordsched_delay_task {
 	struct timerqueue_node node;
-	struct list_head link;
 	u64 seq;
 	ordsched_delay_fn fn;
 	struct ordsched_delay *delay;
 	u8 state;
 	u8 color;
 	u8 target;
+	u8 cancelling;
+	u32 slack;
 	union {
 		struct {
 			struct work_struct work;
@@ -106,10 +117,42 @@ enum ordsched_delay_stop_mode {
 };
 
 /**
+ * enum ordsched_delay_queue_mode - what ordsched_delay_queue_range() does
+ *	with a task that is already queued
+ * @ORDSCHED_DELAY_QUEUE_NEW: leave it as it is and return false, as
+ *	queue_delayed_work() does
+ * @ORDSCHED_DELAY_QUEUE_MOD: move it to the new deadline and slack and
+ *	return true, as mod_delayed_work() does
+ */
+enum ordsched_delay_queue_mode {
+	ORDSCHED_DELAY_QUEUE_NEW,
+	ORDSCHED_DELAY_QUEUE_MOD,
+};
+
+/**
+ * enum ordsched_delay_cancel_mode - whether ordsched_delay_cancel_mode()
+ *	waits
+ * @ORDSCHED_DELAY_CANCEL_NOWAIT: take the task back if it has not started,
+ *	in any context, as cancel_delayed_work() does
+ * @ORDSCHED_DELAY_CANCEL_SYNC: also wait for a run of it that has started,
+ *	refusing new queueings of it meanwhile, as
+ *	cancel_delayed_work_sync() does; process context
+ */
+enum ordsched_delay_cancel_mode {
+	ORDSCHED_DELAY_CANCEL_NOWAIT,
+	ORDSCHED_DELAY_CANCEL_SYNC,
+};
+
+/* The @slack_ns of ordsched_delay_queue_range() that means the scheduler's. */
+#define ORDSCHED_DELAY_SLACK_DEFAULT	U64_MAX
+
+/**
  * struct ordsched_delay_params - how to build a delayed scheduler
  * @name: shown in debugfs and tracepoints (copied; may be NULL)
- * @slack_ns: how late the timer may fire to share a wake-up with other
- *	timers and to gather nearby deadlines into one batch (0: exact)
+ * @slack_ns: the slack of tasks queued without one of their own: how late
+ *	after its deadline a task may be handed over, to share a wake-up with
+ *	other timers and to gather nearby deadlines into one batch (0:
+ *	exact; more than U32_MAX ns, about 4.3 s, counts as U32_MAX)
  * @cancelled: called, in process context, for each task that
  *	ordsched_delay_stop() or ordsched_delay_destroy() cancels; the task
  *	is the caller's again (may be NULL)
@@ -133,6 +176,10 @@ struct ordsched_delay_params {
  * @dispatched: tasks handed over to their target
  * @max_batch: the most tasks one pass handed over
  * @rearms: times the hrtimer was started for an earlier deadline
+ * @armed: the latest time (CLOCK_MONOTONIC ns) the hrtimer is armed to fire
+ *	at, KTIME_MAX when it is not armed (no task waiting, or a dispatch
+ *	under way)
+ * @modified: modifies that found the task queued and moved it
  * @cancels: tasks cancelled, by ordsched_delay_cancel() or by a stop
  * @cancels_handed: of those, tasks taken back from their target
  * @ran: tasks whose function returned
@@ -151,6 +198,8 @@ struct ordsched_delay_stats {
 	u64 dispatched;
 	u64 max_batch;
 	u64 rearms;
+	u64 armed;
+	u64 modified;
 	u64 cancels;
 	u64 cancels_handed;
 	u64 ran;
@@ -167,15 +216,51 @@ void ordsched_delay_task_init(struct ordsched_delay_task *task,
 void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
 				     ordsched_delay_fn fn,
 				     struct ordsched_stream *stream);
-bool ordsched_delay_queue_at(struct ordsched_delay *d,
-			     struct ordsched_delay_task *task, u64 when_ns);
-bool ordsched_delay_cancel(struct ordsched_delay *d,
-			   struct ordsched_delay_task *task);
+bool ordsched_delay_queue_range(struct ordsched_delay *d,
+				struct ordsched_delay_task *task, u64 when_ns,
+				u64 slack_ns,
+				enum ordsched_delay_queue_mode mode);
+bool ordsched_delay_cancel_mode(struct ordsched_delay *d,
+				struct ordsched_delay_task *task,
+				enum ordsched_delay_cancel_mode mode);
 int ordsched_delay_flush(struct ordsched_delay *d);
 void ordsched_delay_stop(struct ordsched_delay *d,
 			 enum ordsched_delay_stop_mode mode);
 void ordsched_delay_get_stats(struct ordsched_delay *d,
 			      struct ordsched_delay_stats *stats);
+
+/* now + @delay_ns, clamped to KTIME_MAX */
+static inline u64 ordsched_delay_from_now(u64 delay_ns)
+{
+	u64 now = ktime_get_ns();
+
+	return delay_ns > KTIME_MAX - now ? KTIME_MAX : now + delay_ns;
+}
+
+/**
+ * ordsched_delay_queue_at() - run a task at an absolute time
+ * @d: the scheduler
+ * @task: the task, initialized
+ * @when_ns: absolute CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()); a
+ *	time in the past is due at once, one beyond KTIME_MAX is clamped to
+ *	it (never due; ordsched_delay_stop() still ends it)
+ *
+ * ordsched_delay_queue_range() with the scheduler's slack, mode
+ * %ORDSCHED_DELAY_QUEUE_NEW: the task is handed to its target once
+ * CLOCK_MONOTONIC has reached @when_ns, never before.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: true, or false if the task is already queued (it is left as it
+ * is) or cannot be queued now (see ordsched_delay_queue_range()).
+ */
+static inline bool ordsched_delay_queue_at(struct ordsched_delay *d,
+					   struct ordsched_delay_task *task,
+					   u64 when_ns)
+{
+	return ordsched_delay_queue_range(d, task, when_ns,
+					  ORDSCHED_DELAY_SLACK_DEFAULT,
+					  ORDSCHED_DELAY_QUEUE_NEW);
+}
 
 /**
  * ordsched_delay_queue() - run a task after a delay
@@ -188,17 +273,101 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
  * its target once CLOCK_MONOTONIC has reached that time, never before.
  *
  * Context: any context, hard interrupt included.
- * Return: true, or false if the task is already queued or the scheduler is
- * stopped (see ordsched_delay_queue_at()).
+ * Return: true, or false if the task is already queued or cannot be queued
+ * now (see ordsched_delay_queue_at()).
  */
 static inline bool ordsched_delay_queue(struct ordsched_delay *d,
 					struct ordsched_delay_task *task,
 					u64 delay_ns)
 {
-	u64 now = ktime_get_ns();
+	return ordsched_delay_queue_at(d, task,
+				       ordsched_delay_from_now(delay_ns));
+}
 
-	return ordsched_delay_queue_at(d, task, delay_ns > KTIME_MAX - now ?
-					       KTIME_MAX : now + delay_ns);
+/**
+ * ordsched_delay_mod_at() - move a task to a new deadline, or queue it
+ * @d: the scheduler
+ * @task: the task, initialized
+ * @when_ns: the new deadline, as for ordsched_delay_queue_at()
+ *
+ * As mod_delayed_work(): ordsched_delay_queue_range() with the
+ * scheduler's slack, mode %ORDSCHED_DELAY_QUEUE_MOD. A task waiting for
+ * its deadline, or handed over and not started, now waits for @when_ns
+ * instead; any other task is queued for @when_ns.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: true if the task was queued and has been moved, false if it was
+ * not and has been queued, or nothing could be done (see
+ * ordsched_delay_queue_range()).
+ */
+static inline bool ordsched_delay_mod_at(struct ordsched_delay *d,
+					 struct ordsched_delay_task *task,
+					 u64 when_ns)
+{
+	return ordsched_delay_queue_range(d, task, when_ns,
+					  ORDSCHED_DELAY_SLACK_DEFAULT,
+					  ORDSCHED_DELAY_QUEUE_MOD);
+}
+
+/**
+ * ordsched_delay_mod() - move a task to a new delay, or queue it
+ * @d: the scheduler
+ * @task: the task, initialized
+ * @delay_ns: nanoseconds from now, clamped as for ordsched_delay_queue()
+ *
+ * As ordsched_delay_mod_at() for now + @delay_ns.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: as ordsched_delay_mod_at().
+ */
+static inline bool ordsched_delay_mod(struct ordsched_delay *d,
+				      struct ordsched_delay_task *task,
+				      u64 delay_ns)
+{
+	return ordsched_delay_mod_at(d, task,
+				     ordsched_delay_from_now(delay_ns));
+}
+
+/**
+ * ordsched_delay_cancel() - cancel a task that has not started
+ * @d: the scheduler the task was queued to
+ * @task: the task
+ *
+ * ordsched_delay_cancel_mode() in mode %ORDSCHED_DELAY_CANCEL_NOWAIT: a
+ * task waiting for its deadline is removed, a task already handed to its
+ * target is taken back if the target has not started it yet. It does not
+ * wait for a run that has started; ordsched_delay_cancel_sync() does.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: true if the task was cancelled before it started: it will not
+ * run; false if it was not queued, or has run, is running or will run.
+ */
+static inline bool ordsched_delay_cancel(struct ordsched_delay *d,
+					 struct ordsched_delay_task *task)
+{
+	return ordsched_delay_cancel_mode(d, task,
+					  ORDSCHED_DELAY_CANCEL_NOWAIT);
+}
+
+/**
+ * ordsched_delay_cancel_sync() - cancel a task and wait for its run
+ * @d: the scheduler the task was queued to
+ * @task: the task
+ *
+ * As cancel_delayed_work_sync(): ordsched_delay_cancel_mode() in mode
+ * %ORDSCHED_DELAY_CANCEL_SYNC. Cancels the task if it has not started and
+ * returns only when it is neither queued nor running, also if its
+ * function queues it again: queueings and modifies of @task fail
+ * meanwhile. The task is then the caller's, to free or queue again.
+ *
+ * Context: process context, may sleep; not from @task's function.
+ * Return: true if the task was queued and has been cancelled, false if it
+ * was not queued (it may have been running).
+ */
+static inline bool ordsched_delay_cancel_sync(struct ordsched_delay *d,
+					      struct ordsched_delay_task *task)
+{
+	return ordsched_delay_cancel_mode(d, task, ORDSCHED_DELAY_CANCEL_SYNC);
 }
 
 /**
