@@ -335,21 +335,47 @@ static int db_check_stats(struct db_run *run, u64 submitted)
 	return 0;
 }
 
+/* @n tasks for @run, initialized for its contender. */
+static int db_tasks_alloc(struct db_run *run, u32 n)
+{
+	u32 i;
+
+	run->task = kvcalloc(n, sizeof(*run->task), GFP_KERNEL);
+	if (!run->task)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		run->task[i].run = run;
+		run->c->init(run, &run->task[i]);
+	}
+	return 0;
+}
+
+/*
+ * Free @run's @n tasks and pass @ret on. On failure some may still be
+ * armed: none may outlive its memory.
+ */
+static int db_tasks_free(struct db_run *run, u32 n, int ret)
+{
+	u32 i;
+
+	for (i = 0; ret && i < n; i++)
+		run->c->sync(run, &run->task[i]);
+	kvfree(run->task);
+	run->task = NULL;
+	return ret;
+}
+
 static int db_cost(struct db_run *run, u32 pending, u32 ops,
 		   struct bench_out *out)
 {
 	u64 base = ktime_get_ns() + DB_HORIZON_NS;
 	u64 t0, fill_ns, pair_ns, drain_ns;
-	u32 rnd = 2463534242U, i;
+	u32 rnd = 2463534242U;
 	int ret, ret2;
 
-	run->task = kvcalloc(pending + 1, sizeof(*run->task), GFP_KERNEL);
-	if (!run->task)
-		return -ENOMEM;
-	for (i = 0; i <= pending; i++) {
-		run->task[i].run = run;
-		run->c->init(run, &run->task[i]);
-	}
+	ret = db_tasks_alloc(run, pending + 1);
+	if (ret)
+		return ret;
 	t0 = ktime_get_ns();
 	ret = db_fill(run, 0, pending, base, &rnd);
 	fill_ns = ktime_get_ns() - t0;
@@ -360,11 +386,8 @@ static int db_cost(struct db_run *run, u32 pending, u32 ops,
 	t0 = ktime_get_ns();
 	ret2 = db_cancel_all(run, 0, pending);
 	drain_ns = ktime_get_ns() - t0;
-	ret = ret ?: ret2 ?: db_check_stats(run, (u64)pending + ops);
-	/* On failure some may still be armed: none may outlive its memory. */
-	for (i = 0; ret && i <= pending; i++)
-		run->c->sync(run, &run->task[i]);
-	kvfree(run->task);
+	ret = db_tasks_free(run, pending + 1, ret ?: ret2 ?:
+			    db_check_stats(run, (u64)pending + ops));
 	if (ret)
 		return ret;
 	bench_printf(out,
@@ -393,7 +416,7 @@ static int db_cpus_fn(void *data, unsigned int idx)
 static int db_cpus(struct db_run *run, u32 pending, u32 ops,
 		   struct bench_out *out)
 {
-	unsigned int i, cpus = num_online_cpus();
+	unsigned int cpus = num_online_cpus();
 	struct bench_threads *th = NULL;
 	struct db_cpus cp = {
 		.run = run, .ops = ops,
@@ -403,13 +426,9 @@ static int db_cpus(struct db_run *run, u32 pending, u32 ops,
 	u64 t0, wall_ns = 0;
 	int ret, ret2;
 
-	run->task = kvcalloc(pending + cpus, sizeof(*run->task), GFP_KERNEL);
-	if (!run->task)
-		return -ENOMEM;
-	for (i = 0; i < pending + cpus; i++) {
-		run->task[i].run = run;
-		run->c->init(run, &run->task[i]);
-	}
+	ret = db_tasks_alloc(run, pending + cpus);
+	if (ret)
+		return ret;
 	cp.spare = &run->task[pending];
 	ret = db_fill(run, 0, pending, cp.base, &rnd);
 	if (!ret) {
@@ -423,10 +442,8 @@ static int db_cpus(struct db_run *run, u32 pending, u32 ops,
 		wall_ns = ktime_get_ns() - t0;
 	}
 	ret2 = db_cancel_all(run, 0, pending);
-	ret = ret ?: ret2 ?: db_check_stats(run, pending + (u64)ops * cpus);
-	for (i = 0; ret && i < pending + cpus; i++)
-		run->c->sync(run, &run->task[i]);
-	kvfree(run->task);
+	ret = db_tasks_free(run, pending + cpus, ret ?: ret2 ?:
+			    db_check_stats(run, pending + (u64)ops * cpus));
 	if (ret)
 		return ret;
 	bench_printf(out,
