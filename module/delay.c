@@ -68,16 +68,22 @@
  * PENDING bit for a moment even when it finds nothing to cancel, and a
  * queue_work() that ran into it would return false and drop the task.
  *
- * The hard interrupt does O(1) work: it looks at the earliest deadline and
- * queues the dispatch work if it is due. The work hands due tasks over
- * DELAY_CHUNK per hold of the lock, which bounds the time with interrupts
- * off. Emptying the tree in the interrupt would be an O(n log n) loop with
- * interrupts off whenever many deadlines coincide.
- * While the dispatch work is queued or running it owns the timer: it arms
- * it for the earliest deadline left when it finishes.
+ * The hard interrupt does bounded work: it hands at most DELAY_DIRECT due
+ * tasks straight to their targets (queue_work() and a stream's queueing
+ * are irq-safe), and queues the dispatch work only if more are due. The
+ * common case, a few deadlines per wake-up, then costs one wake-up (the
+ * target's worker) instead of two (the dispatch work's, then the
+ * target's). The work hands due tasks over DELAY_CHUNK per hold of the
+ * lock, which bounds the time with interrupts off. Emptying the tree in
+ * the interrupt would be an O(n log n) loop with interrupts off whenever
+ * many deadlines coincide. While the dispatch work is queued or running
+ * it owns the timer: it arms it for the earliest deadline left when it
+ * finishes, and the interrupt hands nothing over meanwhile, so that due
+ * tasks still leave the tree in one order, from one place at a time.
  *
- * Never early: only the dispatch work decides that a task is due, by
- * comparing its deadline with ktime_get(); the timer only says when to look.
+ * Never early: a task is handed over only by whoever finds its deadline
+ * reached by ktime_get() under d->lock (the interrupt or the dispatch
+ * work); the timer only says when to look.
  *
  * Ties: timerqueue_add() puts a node after every node with the same expiry
  * (its comparison is a strict <), and tasks enter the tree under the lock
@@ -113,6 +119,11 @@
 
 /* Tasks taken out of the tree per hold of the lock: bounds irq-off time. */
 #define DELAY_CHUNK	32
+/*
+ * Due tasks the hrtimer callback hands over itself, with interrupts off:
+ * a timerqueue_del() and a queue_work() each, about a microsecond in all.
+ */
+#define DELAY_DIRECT	4
 
 /* Tasks the re-arm looks at for the earliest deadline + slack. */
 #define DELAY_SLACK_WALK	16
@@ -145,6 +156,8 @@ struct ordsched_delay {
 	u64 slack;
 	/* The dispatch work is queued or running and will look again. */
 	bool dispatching;
+	/* Tasks the current wake-up has handed over so far. */
+	u64 batch;
 	/* New queueings are refused. */
 	bool stopped;
 	/* A RUN stop: every pending task is due now. */
@@ -325,30 +338,6 @@ static void delay_kick(struct ordsched_delay *d)
 	queue_work(ordsched_highpri_wq, &d->dispatch);
 }
 
-static enum hrtimer_restart delay_expire(struct hrtimer *timer)
-{
-	struct ordsched_delay *d = container_of(timer, struct ordsched_delay,
-						timer);
-	struct timerqueue_node *first;
-	ktime_t now = ktime_get();
-	unsigned long flags;
-	bool due;
-
-	raw_spin_lock_irqsave(&d->lock, flags);
-	if (!hrtimer_is_queued(timer))
-		d->armed = KTIME_MAX;
-	d->stats.expiries++;
-	first = timerqueue_getnext(&d->tree);
-	due = first && first->expires <= now;
-	if (due)
-		delay_kick(d);
-	else if (first)
-		delay_arm(d, delay_latest(d));	/* the earliest was cancelled */
-	trace_ordsched_delay_expire(d->inst.id, now, d->stats.pending, due);
-	raw_spin_unlock_irqrestore(&d->lock, flags);
-	return HRTIMER_NORESTART;
-}
-
 /* Queue a due task on its target; from then on it may run and be freed. */
 static void delay_hand_over(struct ordsched_delay *d,
 			    struct ordsched_delay_task *task, ktime_t now)
@@ -365,32 +354,86 @@ static void delay_hand_over(struct ordsched_delay *d,
 }
 
 /*
- * Hand over up to DELAY_CHUNK due tasks. The pass that finds fewer is the
- * last: it gives the timer back, armed for what is left.
+ * Hand over up to @max tasks that are due at @now (all, if @all), earliest
+ * first; they count in the current wake-up's batch.
  */
-static unsigned int delay_dispatch_some(struct ordsched_delay *d, u64 *total)
+static unsigned int delay_hand_over_due(struct ordsched_delay *d, ktime_t now,
+					unsigned int max, bool all)
 {
-	struct timerqueue_node *first = NULL;
-	ktime_t now = ktime_get();
+	struct timerqueue_node *first;
 	unsigned int n = 0;
 
-	raw_spin_lock_irq(&d->lock);
-	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree)) &&
-	       (d->run_now || first->expires <= now)) {
+	lockdep_assert_held(&d->lock);
+	while (n < max && (first = timerqueue_getnext(&d->tree)) &&
+	       (all || first->expires <= now)) {
 		timerqueue_del(&d->tree, first);
 		delay_hand_over(d, node_to_task(first), now);
 		n++;
 	}
 	d->stats.pending -= n;
 	d->stats.dispatched += n;
-	*total += n;
+	d->batch += n;
+	return n;
+}
+
+/* A wake-up has handed over all it will: count its batch. */
+static void delay_end_batch(struct ordsched_delay *d)
+{
+	lockdep_assert_held(&d->lock);
+	if (!d->batch)
+		return;
+	d->stats.batches++;
+	d->stats.max_batch = max(d->stats.max_batch, d->batch);
+	d->batch = 0;
+}
+
+static enum hrtimer_restart delay_expire(struct hrtimer *timer)
+{
+	struct ordsched_delay *d = container_of(timer, struct ordsched_delay,
+						timer);
+	struct timerqueue_node *first;
+	ktime_t now = ktime_get();
+	unsigned long flags;
+	unsigned int n = 0;
+	bool due;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	if (!hrtimer_is_queued(timer))
+		d->armed = KTIME_MAX;
+	d->stats.expiries++;
+	if (!d->dispatching) {
+		n = delay_hand_over_due(d, now, DELAY_DIRECT, false);
+		d->stats.direct += n;
+	}
+	first = timerqueue_getnext(&d->tree);
+	due = first && first->expires <= now;
+	if (due) {
+		delay_kick(d);		/* the batch goes on in the work */
+	} else {
+		if (n)
+			delay_end_batch(d);
+		if (first)		/* the earliest was cancelled, or slack */
+			delay_arm(d, delay_latest(d));
+	}
+	trace_ordsched_delay_expire(d->inst.id, now, d->stats.pending, due);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Hand over up to DELAY_CHUNK due tasks. The pass that finds fewer is the
+ * last: it gives the timer back, armed for what is left.
+ */
+static unsigned int delay_dispatch_some(struct ordsched_delay *d)
+{
+	unsigned int n;
+
+	raw_spin_lock_irq(&d->lock);
+	n = delay_hand_over_due(d, ktime_get(), DELAY_CHUNK, d->run_now);
 	if (n < DELAY_CHUNK) {
 		d->dispatching = false;
-		if (*total) {
-			d->stats.batches++;
-			d->stats.max_batch = max(d->stats.max_batch, *total);
-		}
-		if (first)
+		delay_end_batch(d);
+		if (timerqueue_getnext(&d->tree))
 			delay_arm(d, delay_latest(d));
 	}
 	raw_spin_unlock_irq(&d->lock);
@@ -401,9 +444,8 @@ static void delay_dispatch(struct work_struct *work)
 {
 	struct ordsched_delay *d = container_of(work, struct ordsched_delay,
 						dispatch);
-	u64 total = 0;
 
-	while (delay_dispatch_some(d, &total) == DELAY_CHUNK)
+	while (delay_dispatch_some(d) == DELAY_CHUNK)
 		cond_resched();
 }
 
@@ -1032,8 +1074,8 @@ static void delay_show(struct seq_file *m, struct ordsched_instance *inst)
 		   s->queued, s->pending, s->peak_pending);
 	seq_printf(m, "inflight: %llu\nexpiries: %llu\nrearms: %llu\n",
 		   s->inflight, s->expiries, s->rearms);
-	seq_printf(m, "batches: %llu\ndispatched: %llu\n", s->batches,
-		   s->dispatched);
+	seq_printf(m, "batches: %llu\ndispatched: %llu (%llu direct)\n",
+		   s->batches, s->dispatched, s->direct);
 	seq_printf(m, "tasks_per_batch: %llu avg, %llu max\n",
 		   s->batches ? div64_u64(s->dispatched, s->batches) : 0,
 		   s->max_batch);

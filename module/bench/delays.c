@@ -455,6 +455,7 @@ static int db_cpus(struct db_run *run, u32 pending, u32 ops,
 static int db_late(struct db_run *run, u64 delay_ns, u32 count,
 		   struct bench_out *out)
 {
+	struct ordsched_delay_stats st = {};
 	struct db_task *t;
 	int ret;
 
@@ -480,13 +481,16 @@ static int db_late(struct db_run *run, u64 delay_ns, u32 count,
 		ret = -EILSEQ;
 	if (ret)
 		goto out;
+	/* Hand-overs from the hrtimer callback save the dispatch work's hop. */
+	if (run->d)
+		ordsched_delay_get_stats(run->d, &st);
 	bench_sort_u32(run->late, count);
 	bench_printf(out,
-		     "delays mode=late contender=%s delay_ns=%llu count=%u early=%u late_p50_ns=%u late_p99_ns=%u late_max_ns=%u",
+		     "delays mode=late contender=%s delay_ns=%llu count=%u early=%u late_p50_ns=%u late_p99_ns=%u late_max_ns=%u dispatched=%llu direct=%llu",
 		     run->c->name, delay_ns, count, run->early,
 		     bench_percentile(run->late, count, 50),
 		     bench_percentile(run->late, count, 99),
-		     run->late[count - 1]);
+		     run->late[count - 1], st.dispatched, st.direct);
 out:
 	kvfree(run->late);
 	kfree(t);

@@ -1510,10 +1510,60 @@ out:
 	vfree(so);
 }
 
+/*
+ * One hop less: the hrtimer callback hands a few due tasks to their
+ * workqueue itself. A lone task goes that way; of a burst of 64 with one
+ * deadline, the callback hands over the first few and the dispatch work
+ * the rest, counted as one batch, and an ordered workqueue runs them in
+ * queueing order.
+ */
+static void direct_handoff(struct ktest *t)
+{
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	unsigned int i, bad = 0;
+	u64 when;
+
+	dt.wq = alloc_ordered_workqueue("ordsched_direct", 0);
+	if (!KT_EXPECT(t, dt.wq))
+		return;
+	if (dt_alloc(t, &dt, 65, NULL))
+		goto out_wq;
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[0].task,
+					  2 * NSEC_PER_MSEC));
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.dispatched, 1);
+	KT_EXPECT_EQ(t, s.direct, 1);
+	KT_EXPECT_EQ(t, s.batches, 1);
+
+	when = ktime_get_ns() + 20 * NSEC_PER_MSEC;
+	for (i = 1; i < dt.n; i++)
+		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
+						     when));
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.dispatched, dt.n);
+	KT_EXPECT(t, s.direct > 1 && s.direct < dt.n);
+	KT_EXPECT_EQ(t, s.batches, 2);
+	KT_EXPECT_EQ(t, s.max_batch, dt.n - 1);
+	for (i = 2; i < dt.n; i++)
+		bad += dt.tasks[i].order != dt.tasks[i - 1].order + 1;
+	KT_EXPECT_EQ(t, bad, 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_check_once(t, &dt, false);
+	ktest_diag(t, "%llu of %llu handed over by the hrtimer callback",
+		   s.direct, s.dispatched);
+	dt_free(&dt);
+out_wq:
+	destroy_workqueue(dt.wq);
+}
+
 static const struct ktest_case delay_cases[] = {
 	KT_CASE(bad_args),
 	KT_CASE(order_small),
 	KT_CASE(flush_waits),
+	KT_CASE(direct_handoff),
 	KT_CASE(periodic_resubmit),
 	KT_CASE(slack_coalesces),
 	KT_CASE(slack_task_coalesces),

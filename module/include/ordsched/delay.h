@@ -172,9 +172,12 @@ struct ordsched_delay_params {
  * @peak_pending: the most that ever waited at once
  * @inflight: tasks queued and neither finished nor cancelled
  * @expiries: times the hrtimer fired
- * @batches: passes of the dispatch work that handed tasks over
+ * @batches: wake-ups that handed tasks over (the hrtimer's, with the
+ *	dispatch work it queued if more were due; or a stop's dispatch)
  * @dispatched: tasks handed over to their target
- * @max_batch: the most tasks one pass handed over
+ * @direct: of those, tasks the hrtimer callback handed over itself, with
+ *	no dispatch work in between
+ * @max_batch: the most tasks one wake-up handed over
  * @rearms: times the hrtimer was started for an earlier deadline
  * @armed: the latest time (CLOCK_MONOTONIC ns) the hrtimer is armed to fire
  *	at, KTIME_MAX when it is not armed (no task waiting, or a dispatch
@@ -196,6 +199,7 @@ struct ordsched_delay_stats {
 	u64 expiries;
 	u64 batches;
 	u64 dispatched;
+	u64 direct;
 	u64 max_batch;
 	u64 rearms;
 	u64 armed;
