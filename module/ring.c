@@ -387,7 +387,7 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 	struct domain_waiter w = { .task = current, .ticket = t };
 	struct list_head *bucket = &dom->waiters[t % DOMAIN_BUCKETS];
 	struct ordsched_ring_view r;
-	bool queued = false;
+	bool queued = false, slept = false;
 	int ret;
 
 	ring_view(dom, &r);
@@ -412,11 +412,14 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 			break;
 		}
 		ordsched_domain_schedule(deadline_ns);
+		slept = true;
 	}
 	__set_current_state(TASK_RUNNING);
 	spin_lock(&dom->lock);
 	list_del(&w.node);
-	dom->stats.waits++;
+	/* As ORDSCHED_IOC_WAIT: only the waits that found no turn. */
+	if (slept || ret == -ETIMEDOUT || ret == -ERESTARTSYS)
+		dom->stats.waits++;
 	if (ret == -ETIMEDOUT)
 		dom->stats.timeouts++;
 	else if (ret == -ERESTARTSYS)
