@@ -247,6 +247,41 @@ TEST(setup_negotiation)
 	close(fd);
 }
 
+/* One page: the ring mapping, the status page, a forked child's copy. */
+TEST(mapping_is_the_page)
+{
+	const void *st;
+	struct ring r;
+	int fd, status;
+	pid_t pid;
+	__u64 t;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ring_open(fd, &r));
+	st = dev_map(fd);
+	ASSERT_NE(MAP_FAILED, st);
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	EXPECT_EQ(1, dev_head(st));
+	/* Dropped pages come back: the same page, not a zeroed one. */
+	ASSERT_EQ(0, madvise(r.page, r.setup.size, MADV_DONTNEED));
+	EXPECT_EQ(1, ring_load(r.v.head));
+	EXPECT_EQ(ORDSCHED_RING_OWNED, word_state(&r, 0));
+	/* A child writes through its inherited mapping; we see it. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(ordsched_ring_complete(&r.v, r.id, 0, &r.ctx) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, dev_tail(st));
+	/* Closing the handle leaves the mapping usable, if useless. */
+	close(fd);
+	EXPECT_EQ(1, ring_load(r.v.tail));
+	munmap((void *)st, getpagesize());
+	ring_close(&r);
+}
+
 /* Old commands and poll() in a ring domain, mixed with ring participants. */
 TEST(ioctl_path)
 {
@@ -346,6 +381,8 @@ TEST(uncontended_no_syscalls)
 
 struct committer {
 	int fd;
+	unsigned int spins;
+	pthread_barrier_t *start;
 	__u64 *next;
 	__u64 *log;
 	int errors;
@@ -364,6 +401,7 @@ static void *commit_loop(void *arg)
 		return NULL;
 	}
 	r.ctx.deadline_ns = now_ns() + 120 * SEC;
+	pthread_barrier_wait(c->start);
 	for (i = 0; i < ROUNDS; i++) {
 		while ((ret = ordsched_ring_take(&r.v, r.id, &t)) == -EAGAIN)
 			sched_yield();
@@ -371,7 +409,8 @@ static void *commit_loop(void *arg)
 			c->errors++;
 			break;
 		}
-		ret = ordsched_ring_wait(&r.v, r.id, t, 200, &r.ctx);
+		/* Some threads go to sleep at once: the kernel's path. */
+		ret = ordsched_ring_wait(&r.v, r.id, t, c->spins, &r.ctx);
 		if (ret) {
 			c->errors++;
 			break;
@@ -381,6 +420,8 @@ static void *commit_loop(void *arg)
 			c->errors++;
 		c->log[t] = (__u64)c->fd;
 		*c->next = t + 1;
+		if (i % 16 == 0)
+			sched_yield();
 		if (ordsched_ring_complete(&r.v, r.id, t, &r.ctx))
 			c->errors++;
 	}
@@ -391,6 +432,7 @@ static void *commit_loop(void *arg)
 TEST(ordered_commit_threads)
 {
 	struct committer c[THREADS];
+	pthread_barrier_t start;
 	pthread_t th[THREADS];
 	struct ordsched_stats stats;
 	struct ring r;
@@ -402,8 +444,11 @@ TEST(ordered_commit_threads)
 	fd = dev_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ring_open(fd, &r));
+	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, THREADS));
 	for (i = 0; i < THREADS; i++) {
-		c[i] = (struct committer){ .next = &next, .log = log };
+		c[i] = (struct committer){ .next = &next, .log = log,
+					   .start = &start,
+					   .spins = i % 2 ? 0 : 200 };
 		c[i].fd = dev_new_handle(fd, ORDSCHED_HANDLE_CLOEXEC);
 		ASSERT_LE(0, c[i].fd);
 	}
@@ -425,6 +470,7 @@ TEST(ordered_commit_threads)
 	/* Not one ticket through the ioctl path. */
 	EXPECT_EQ(0, stats.taken);
 	EXPECT_EQ(0, stats.timeouts);
+	pthread_barrier_destroy(&start);
 	ksft_print_msg("%d tickets, %llu system calls (wakes and sleeps)\n",
 		       THREADS * ROUNDS, (unsigned long long)ring_syscalls);
 	for (i = 0; i < THREADS; i++)
