@@ -27,8 +27,15 @@
  * it) its waiters are woken to learn that.
  *
  * Lifetime: a handle lives as long as its file; the domain as long as its
- * last handle. A handle released with tickets in hand trashes them, which
- * moves the tail on for everybody else.
+ * last reference: its handles, and a tail advance of ring.c still queued.
+ * A handle released with tickets in hand trashes them, which moves the
+ * tail on for everybody else.
+ *
+ * Ring domains (ring.c, ORDSCHED_FEAT_RING): the ticket state lives in the
+ * status page, which userspace writes, and every command above hands over
+ * to ring.c at its start; the fields tail, head and slots stay unused and
+ * the status page is never published to. The lock still guards the
+ * waiters, the counters and the handles' ids.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
