@@ -814,4 +814,62 @@ TEST(scribbled_page)
 	close(fo);
 }
 
+/* Retire whatever ticket is at the tail, as fast as possible. */
+static void *retire_ahead(void *arg)
+{
+	struct ring *r = arg;
+	__u64 t;
+
+	while (__atomic_load_n(&scribbling, __ATOMIC_RELAXED)) {
+		t = ring_load(r->v.tail);
+		__atomic_store_n(ordsched_ring_slot(&r->v, t),
+				 ORDSCHED_RING_WORD(t, 0, ORDSCHED_RING_RETIRED),
+				 __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+/*
+ * A scribbler that keeps a retired word ahead of the tail makes every
+ * advance run out of budget: the kernel hands the rest to its work item,
+ * which yields between budgets and stops with the domain's last handle.
+ */
+TEST(endless_tail)
+{
+	struct ring a;
+	int fa, fb, i;
+	pthread_t th;
+	__u64 t;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	__atomic_store_n(&scribbling, true, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, pthread_create(&th, NULL, retire_ahead, &a));
+	for (i = 0; i < 200; i++) {
+		fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+		ASSERT_LE(0, fb);
+		EXPECT_TRUE(documented(dev_take(fb, 1, &t)));
+		EXPECT_TRUE(documented(dev_complete(fb, t, 1)));
+		/* Released with the tail running away: budget, then work. */
+		close(fb);
+		if (i % 20 == 0)
+			usleep(10 * 1000);
+	}
+	__atomic_store_n(&scribbling, false, __ATOMIC_SEQ_CST);
+	pthread_join(th, NULL);
+	ksft_print_msg("tail at %llu\n",
+		       (unsigned long long)ring_load(a.v.tail));
+	ring_close(&a);
+	close(fa);
+	/* The module must still serve: a fresh ring domain works. */
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, t, &a.ctx));
+	ring_close(&a);
+	close(fa);
+}
+
 TEST_HARNESS_MAIN
