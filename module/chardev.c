@@ -22,6 +22,7 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/ordsched.h>
+#include <uapi/linux/ordsched_ring.h>
 
 #include "compat.h"
 #include "domain.h"
@@ -45,7 +46,10 @@ static_assert(ORDSCHED_STATUS_HEAD_OFFSET + sizeof(u64) <= PAGE_SIZE);
 			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_TRASH)) |		\
 			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_COMPLETE_WAIT)) |	\
 			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_NEW_HANDLE)) |	\
-			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_STATS)))
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_STATS)) |		\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_RING_SETUP)) |	\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_RING_WAIT)) |	\
+			 BIT_ULL(_IOC_NR(ORDSCHED_IOC_RING_WAKE)))
 
 static const struct file_operations ordsched_fops;
 
@@ -209,6 +213,52 @@ static int ordsched_ioc_stats(struct ordsched_handle *h, void __user *uarg)
 	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+static int ordsched_ioc_ring_setup(struct ordsched_handle *h,
+				   void __user *uarg)
+{
+	struct ordsched_ring_setup setup;
+	int ret;
+
+	if (copy_from_user(&setup, uarg, sizeof(setup)))
+		return -EFAULT;
+	if (setup.flags || memchr_inv(setup.reserved, 0, sizeof(setup.reserved)))
+		return -EINVAL;
+	/* Fail before the domain turns into a ring domain, not after. */
+	if (copy_to_user(uarg, &setup, sizeof(setup)))
+		return -EFAULT;
+	ret = ordsched_ring_dom_setup(h, &setup);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &setup, sizeof(setup)) ? -EFAULT : 0;
+}
+
+static int ordsched_ioc_ring_wait(struct ordsched_handle *h, void __user *uarg)
+{
+	struct ordsched_ring_wait wait;
+
+	if (copy_from_user(&wait, uarg, sizeof(wait)))
+		return -EFAULT;
+	if (wait.flags || wait.pad)
+		return -EINVAL;
+	if (!ordsched_domain_is_ring(h->dom))
+		return -EINVAL;
+	return ordsched_ring_dom_sleep(h, wait.ticket, wait.deadline_ns);
+}
+
+static int ordsched_ioc_ring_wake(struct ordsched_handle *h, void __user *uarg)
+{
+	struct ordsched_ring_wake wake;
+
+	if (copy_from_user(&wake, uarg, sizeof(wake)))
+		return -EFAULT;
+	if (wake.flags || wake.pad)
+		return -EINVAL;
+	if (!ordsched_domain_is_ring(h->dom))
+		return -EINVAL;
+	ordsched_ring_dom_wake(h, wake.ticket);
+	return 0;
+}
+
 static long ordsched_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -232,6 +282,12 @@ static long ordsched_ioctl(struct file *file, unsigned int cmd,
 		return ordsched_ioc_new_handle(h, uarg);
 	case ORDSCHED_IOC_STATS:
 		return ordsched_ioc_stats(h, uarg);
+	case ORDSCHED_IOC_RING_SETUP:
+		return ordsched_ioc_ring_setup(h, uarg);
+	case ORDSCHED_IOC_RING_WAIT:
+		return ordsched_ioc_ring_wait(h, uarg);
+	case ORDSCHED_IOC_RING_WAKE:
+		return ordsched_ioc_ring_wake(h, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -279,21 +335,33 @@ static const struct file_operations ordsched_status_fops = {
 	.owner = THIS_MODULE,
 };
 
-/* The status page: one page at offset 0, read-only, never writable. */
+/*
+ * The status page: one page at offset 0, read-only, never writable. The
+ * ring page of a ring domain, the same page: one page at
+ * ORDSCHED_RING_PGOFF, shared, read-write (ring.c: the kernel never
+ * trusts it).
+ */
 static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ordsched_handle *h = file->private_data;
+	bool ring = vma->vm_pgoff == ORDSCHED_RING_PGOFF;
 	struct file *status;
 
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+	if ((vma->vm_pgoff && !ring) ||
+	    vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
-	if (vma->vm_flags & VM_WRITE)
+	if (ring && (!ordsched_domain_is_ring(h->dom) ||
+		     !(vma->vm_flags & VM_SHARED)))
+		return -EINVAL;
+	if (!ring && (vma->vm_flags & VM_WRITE))
 		return -EPERM;
-	status = anon_inode_getfile("[ordsched-status]", &ordsched_status_fops,
-				    NULL, O_RDONLY);
+	status = anon_inode_getfile(ring ? "[ordsched-ring]" :
+				    "[ordsched-status]", &ordsched_status_fops,
+				    NULL, ring ? O_RDWR : O_RDONLY);
 	if (IS_ERR(status))
 		return PTR_ERR(status);
-	ordsched_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	ordsched_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
+			      ring ? 0 : VM_MAYWRITE);
 	vma->vm_private_data = ordsched_domain_status_page(h);
 	get_page(vma->vm_private_data);
 	vma->vm_ops = &ordsched_vm_ops;
@@ -346,10 +414,18 @@ static struct miscdevice ordsched_misc = {
 
 int ordsched_chardev_init(void)
 {
-	return misc_register(&ordsched_misc);
+	int ret = ordsched_ring_init();
+
+	if (ret)
+		return ret;
+	ret = misc_register(&ordsched_misc);
+	if (ret)
+		ordsched_ring_exit();
+	return ret;
 }
 
 void ordsched_chardev_exit(void)
 {
 	misc_deregister(&ordsched_misc);
+	ordsched_ring_exit();
 }

@@ -27,8 +27,15 @@
  * it) its waiters are woken to learn that.
  *
  * Lifetime: a handle lives as long as its file; the domain as long as its
- * last handle. A handle released with tickets in hand trashes them, which
- * moves the tail on for everybody else.
+ * last reference: its handles, and a tail advance of ring.c still queued.
+ * A handle released with tickets in hand trashes them, which moves the
+ * tail on for everybody else.
+ *
+ * Ring domains (ring.c, ORDSCHED_FEAT_RING): the ticket state lives in the
+ * status page, which userspace writes, and every command above hands over
+ * to ring.c at its start; the fields tail, head and slots stay unused and
+ * the status page is never published to. The lock still guards the
+ * waiters, the counters and the handles' ids.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,58 +52,15 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <uapi/linux/ordsched.h>
 
 #include "domain.h"
 #include "internal.h"
 #include "trace.h"
 
-#define DOMAIN_BUCKETS	64
 #define SLOT_RETIRED	1UL
-
-struct domain_counters {
-	u64 taken;
-	u64 completed;
-	u64 trashed;
-	u64 released;
-	u64 waits;
-	u64 wakeups;
-	u64 timeouts;
-	u64 interrupts;
-	u64 full;
-};
-
-struct ordsched_domain {
-	/* Guards every field below but inst, status_page, status. */
-	spinlock_t lock;
-	u64 tail;
-	u64 head;
-	/* ORDSCHED_DOMAIN_WINDOW words, ticket t in t % WINDOW. */
-	unsigned long *slots;
-	unsigned int handles;
-	struct domain_counters stats;
-	struct list_head waiters[DOMAIN_BUCKETS];
-	struct page *status_page;
-	struct ordsched_status *status;
-	/* Name, id, debugfs "stats". */
-	struct ordsched_instance inst;
-};
-
-struct ordsched_handle {
-	struct ordsched_domain *dom;
-	/* Tickets held and taken; under dom->lock. */
-	u32 held;
-	u64 taken;
-	/* poll() waits here for the turn of the handle's oldest ticket. */
-	wait_queue_head_t pollq;
-};
-
-/* A thread in ordsched_domain_wait(), on its stack. */
-struct domain_waiter {
-	struct list_head node;
-	struct task_struct *task;
-	u64 ticket;
-};
 
 static inline unsigned long *domain_slot(struct ordsched_domain *dom, u64 t)
 {
@@ -107,6 +71,10 @@ static void domain_publish(struct ordsched_domain *dom, unsigned int offset,
 			   u64 value)
 {
 	u64 *word = (u64 *)((char *)dom->status + offset);
+
+	/* A ring domain's head and tail are userspace's: never overwrite. */
+	if (dom->ring)
+		return;
 
 	/*
 	 * Pairs with the acquire load of a userspace reader: a thread that
@@ -135,8 +103,14 @@ static int domain_check(struct ordsched_domain *dom, struct ordsched_handle *h,
 	return owner == (unsigned long)h ? 0 : -EPERM;
 }
 
-/* Wake the threads waiting for ticket @t, and nobody else. */
-static void domain_wake(struct ordsched_domain *dom, u64 t)
+/**
+ * ordsched_domain_wake() - wake the threads waiting for a ticket
+ * @dom: the domain
+ * @t: the ticket; nobody else is woken
+ *
+ * Context: the domain lock held.
+ */
+void ordsched_domain_wake(struct ordsched_domain *dom, u64 t)
 {
 	struct domain_waiter *w;
 
@@ -154,7 +128,7 @@ static void domain_wake_turn(struct ordsched_domain *dom, u64 t)
 {
 	struct ordsched_handle *h = (void *)*domain_slot(dom, t);
 
-	domain_wake(dom, t);
+	ordsched_domain_wake(dom, t);
 	/*
 	 * ordsched_domain_poll_wait() queues itself before it takes the
 	 * lock to look at the tail, and we changed the tail under the lock:
@@ -201,7 +175,14 @@ int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first)
 	struct ordsched_domain *dom = h->dom;
 	u64 t;
 
+	if (ordsched_domain_is_ring(dom))
+		return ordsched_ring_dom_take(h, count, first);
 	spin_lock(&dom->lock);
+	/* Turned into a ring domain since the test above (ring.c). */
+	if (dom->ring) {
+		spin_unlock(&dom->lock);
+		return ordsched_ring_dom_take(h, count, first);
+	}
 	if (h->held + count > ORDSCHED_DOMAIN_MAX_HELD ||
 	    dom->head - dom->tail + count > ORDSCHED_DOMAIN_WINDOW) {
 		dom->stats.full++;
@@ -244,6 +225,13 @@ int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 	int ret = 0;
 	u64 t;
 
+	/*
+	 * A domain that turns into a ring domain after this test had handed
+	 * out no ticket: the answer below (EINVAL) is the one of a call that
+	 * came first. The same holds for the other commands.
+	 */
+	if (ordsched_domain_is_ring(dom))
+		return ordsched_ring_dom_retire(h, ticket, count, how);
 	spin_lock(&dom->lock);
 	for (t = ticket; t != ticket + count; t++) {
 		ret = domain_check(dom, h, t);
@@ -252,7 +240,7 @@ int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 	}
 	for (t = ticket; t != ticket + count; t++) {
 		*domain_slot(dom, t) = SLOT_RETIRED;
-		domain_wake(dom, t);
+		ordsched_domain_wake(dom, t);
 	}
 	h->held -= count;
 	if (how == ORDSCHED_RETIRE_COMPLETE)
@@ -266,14 +254,26 @@ out:
 	return ret;
 }
 
-static bool domain_deadline_passed(u64 deadline_ns)
+/**
+ * ordsched_domain_deadline_passed() - has a wait's deadline passed?
+ * @deadline_ns: absolute CLOCK_MONOTONIC deadline, or ORDSCHED_NO_DEADLINE
+ *
+ * Context: any context.
+ * Return: true if it has.
+ */
+bool ordsched_domain_deadline_passed(u64 deadline_ns)
 {
 	return deadline_ns != ORDSCHED_NO_DEADLINE &&
 	       ktime_get_ns() >= deadline_ns;
 }
 
-/* Sleep until woken, a signal, or @deadline_ns; the task state is set. */
-static void domain_schedule(u64 deadline_ns)
+/**
+ * ordsched_domain_schedule() - sleep until woken, a signal, or a deadline
+ * @deadline_ns: absolute CLOCK_MONOTONIC deadline, or ORDSCHED_NO_DEADLINE
+ *
+ * Context: process context, the task state already set.
+ */
+void ordsched_domain_schedule(u64 deadline_ns)
 {
 	ktime_t expires;
 
@@ -297,7 +297,7 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 	dom->stats.waits++;
 	list_add_tail(&w.node, &dom->waiters[t % DOMAIN_BUCKETS]);
 	for (;;) {
-		if (domain_deadline_passed(deadline_ns)) {
+		if (ordsched_domain_deadline_passed(deadline_ns)) {
 			dom->stats.timeouts++;
 			ret = -ETIMEDOUT;
 			break;
@@ -314,7 +314,7 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 		 */
 		set_current_state(TASK_INTERRUPTIBLE);
 		spin_unlock(&dom->lock);
-		domain_schedule(deadline_ns);
+		ordsched_domain_schedule(deadline_ns);
 		spin_lock(&dom->lock);
 		ret = domain_check(dom, h, t);
 		if (ret || t == dom->tail)
@@ -343,6 +343,8 @@ int ordsched_domain_wait(struct ordsched_handle *h, u64 ticket,
 	struct ordsched_domain *dom = h->dom;
 	int ret;
 
+	if (ordsched_domain_is_ring(dom))
+		return ordsched_ring_dom_wait(h, ticket, deadline_ns);
 	spin_lock(&dom->lock);
 	ret = domain_check(dom, h, ticket);
 	if (!ret && ticket != dom->tail) {
@@ -368,6 +370,8 @@ bool ordsched_domain_turn(struct ordsched_handle *h)
 	struct ordsched_domain *dom = h->dom;
 	bool turn;
 
+	if (ordsched_domain_is_ring(dom))
+		return ordsched_ring_dom_turn(h);
 	spin_lock(&dom->lock);
 	turn = dom->tail != dom->head &&
 	       *domain_slot(dom, dom->tail) == (unsigned long)h;
@@ -420,6 +424,8 @@ void ordsched_domain_get_stats(struct ordsched_handle *h,
 	st->held = h->held;
 	st->handle_taken = h->taken;
 	spin_unlock(&dom->lock);
+	if (ordsched_domain_is_ring(dom))
+		ordsched_ring_dom_stats(h, st);
 }
 
 /**
@@ -449,6 +455,13 @@ static void domain_show(struct seq_file *m, struct ordsched_instance *inst)
 	head = dom->head;
 	handles = dom->handles;
 	spin_unlock(&dom->lock);
+	/* A ring domain's are in the page: whatever userspace wrote there. */
+	if (ordsched_domain_is_ring(dom)) {
+		tail = READ_ONCE(*(u64 *)((char *)dom->status +
+					  ORDSCHED_STATUS_TAIL_OFFSET));
+		head = READ_ONCE(*(u64 *)((char *)dom->status +
+					  ORDSCHED_STATUS_HEAD_OFFSET));
+	}
 
 	seq_printf(m, "handles %u\ntail %llu\nhead %llu\n", handles, tail, head);
 	seq_printf(m, "taken %llu\ncompleted %llu\ntrashed %llu\nreleased %llu\n",
@@ -498,6 +511,7 @@ static void domain_debugfs(struct ordsched_domain *dom)
 static void domain_free(struct ordsched_domain *dom)
 {
 	ordsched_instance_exit(&dom->inst);
+	xa_destroy(&dom->ids);
 	__free_page(dom->status_page);
 	kvfree(dom->slots);
 	kfree(dom);
@@ -535,6 +549,9 @@ struct ordsched_handle *ordsched_domain_create(void)
 	for (i = 0; i < DOMAIN_BUCKETS; i++)
 		INIT_LIST_HEAD(&dom->waiters[i]);
 	dom->handles = 1;
+	refcount_set(&dom->ref, 1);
+	xa_init_flags(&dom->ids, XA_FLAGS_ALLOC1);
+	INIT_WORK(&dom->advance_work, ordsched_ring_advance_work);
 	dom->status = page_address(dom->status_page);
 	domain_init_status(dom);
 	domain_debugfs(dom);
@@ -565,6 +582,8 @@ struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h)
 		return NULL;
 	spin_lock(&dom->lock);
 	dom->handles++;
+	dom->shared = true;
+	refcount_inc(&dom->ref);
 	spin_unlock(&dom->lock);
 	return nh;
 }
@@ -594,22 +613,35 @@ static void domain_release_tickets(struct ordsched_domain *dom,
  * @h: the handle
  *
  * Trashes the tickets @h holds, frees it, and frees the domain with its
- * last handle. Nobody can be waiting on @h: a waiter holds a reference to
- * its file.
+ * last reference (its last handle, or a ring advance still queued).
+ * Nobody can be waiting on @h: a waiter holds a reference to its file.
  *
  * Context: process context.
  */
 void ordsched_handle_release(struct ordsched_handle *h)
 {
 	struct ordsched_domain *dom = h->dom;
-	bool last;
 
+	/* Trashes its slots and forgets its id: see ring.c. */
+	if (ordsched_domain_is_ring(dom))
+		ordsched_ring_dom_release(h);
 	spin_lock(&dom->lock);
 	if (h->held)
 		domain_release_tickets(dom, h);
-	last = !--dom->handles;
+	dom->handles--;
 	spin_unlock(&dom->lock);
 	kfree(h);
-	if (last)
+	ordsched_domain_put(dom);
+}
+
+/**
+ * ordsched_domain_put() - drop a reference to a domain
+ * @dom: the domain, freed with its last reference
+ *
+ * Context: process context.
+ */
+void ordsched_domain_put(struct ordsched_domain *dom)
+{
+	if (refcount_dec_and_test(&dom->ref))
 		domain_free(dom);
 }

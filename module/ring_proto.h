@@ -15,7 +15,15 @@
  *	ORDSCHED_RING_SLEEP(ctx, t)	sleep in the kernel until t's turn:
  *					0, or -errno as ORDSCHED_IOC_RING_WAIT
  *	ORDSCHED_RING_RELAX()		a pause in a spin loop
- * and the errno values. Nothing here dereferences anything but the head,
+ * and the errno values; and may provide
+ *	ORDSCHED_RING_RETRIES		the most times take and retire
+ *					retry after the page changed under
+ *					them (default 0: no limit); then
+ *					take answers EAGAIN and retire
+ *					EALREADY. The kernel's bound
+ *					against a scribbler that keeps
+ *					changing the page.
+ * Nothing here dereferences anything but the head,
  * the tail and slot[i & mask] of a struct ordsched_ring_view that the
  * caller built from its own trusted values.
  *
@@ -138,8 +146,11 @@
  * ordered step of ticket t follows theirs. A failed CAS is only used as
  * "retry": the value is re-read with a load.
  *
- * Kernel side: it calls only ordsched_ring_wait_check(),
- * ordsched_ring_release() and ordsched_ring_advance() with a budget; all
+ * Kernel side: it calls ordsched_ring_wait_check(),
+ * ordsched_ring_release() and ordsched_ring_advance() with a budget, and
+ * for the ioctl path of a ring domain ordsched_ring_check(),
+ * ordsched_ring_take() and ordsched_ring_retire() bounded by
+ * ORDSCHED_RING_RETRIES; all
  * loops there are bounded by R or by the budget (at most 2R + 6 budget + 3
  * accesses a call whatever the page holds, which ring_check's
  * kernel.scribbled tests), every slot pointer is formed with the mask,
@@ -150,6 +161,21 @@
  */
 #ifndef _ORDSCHED_RING_PROTO_H
 #define _ORDSCHED_RING_PROTO_H
+
+#ifndef ORDSCHED_RING_RETRIES
+#define ORDSCHED_RING_RETRIES	0
+#endif
+
+/* One more retry: false once ORDSCHED_RING_RETRIES ran out. */
+static inline bool ordsched_ring_retry(unsigned int *tries)
+{
+#if ORDSCHED_RING_RETRIES
+	return (*tries)++ < ORDSCHED_RING_RETRIES;
+#else
+	(void)tries;
+	return true;
+#endif
+}
 
 #ifdef __KERNEL__
 #include <uapi/linux/ordsched_ring.h>
@@ -238,10 +264,11 @@ static inline void ordsched_ring_help_head(const struct ordsched_ring_view *r,
 static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
 				     __u32 id, __u64 *ticket)
 {
+	unsigned int tries = 0;
 	__u64 h, w, *slot;
 	__s64 d;
 
-	for (;;) {
+	while (ordsched_ring_retry(&tries)) {
 		h = ORDSCHED_RING_LOAD(r->head);
 		slot = ordsched_ring_slot(r, h);
 		w = ORDSCHED_RING_LOAD(slot);
@@ -276,6 +303,7 @@ static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
 		if (ORDSCHED_RING_LOAD(r->head) == h)
 			return -EIO;
 	}
+	return -EAGAIN;
 }
 
 /*
@@ -329,9 +357,12 @@ static inline int ordsched_ring_retire(const struct ordsched_ring_view *r,
 				       __u32 id, __u64 t, void *ctx)
 {
 	__u64 w, *slot = ordsched_ring_slot(r, t);
+	unsigned int tries = 0;
 	int ret;
 
 	do {
+		if (!ordsched_ring_retry(&tries))
+			return -EALREADY;
 		w = ORDSCHED_RING_LOAD(slot);
 		ret = ordsched_ring_check(w, t, id);
 		if (ret)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include <linux/ordsched_ring.h>
+
 #include "dev_util.h"
 #include "kselftest_harness.h"
 
@@ -55,7 +57,12 @@ TEST_F(dev, api_reports_the_interface)
 	EXPECT_NE(0, api->features & ORDSCHED_FEAT_NEW_HANDLE);
 	for (nr = 0; nr < 8; nr++)
 		EXPECT_NE(0, api->ioctls & (1ULL << nr));
-	EXPECT_EQ(0, api->ioctls >> 8);
+	/* And the ring's three, numbered from 0x10, with its feature. */
+	if (api->features & ORDSCHED_FEAT_RING) {
+		EXPECT_EQ(0x7ULL << 0x10, api->ioctls & ~0xffULL);
+	} else {
+		EXPECT_EQ(0, api->ioctls >> 8);
+	}
 	EXPECT_EQ((__u32)getpagesize(), api->status_size);
 	EXPECT_LE(api->status_tail_offset + 8, api->status_size);
 	EXPECT_LE(api->status_head_offset + 8, api->status_size);

@@ -11,10 +11,36 @@
  * kernel trashes every slot it owns and moves the tail on. The protocol is
  * argued in module/ring_proto.h, which libordsched and the module share.
  *
- * Not offered yet: no module sets ORDSCHED_FEAT_RING today, and every
- * ORDSCHED_IOC_RING_* command answers ENOTTY. The layout and the protocol
- * are fixed ahead of the kernel side, model-checked by
- * selftests/ordsched/ring_check.c; a client must test the feature bit.
+ * Offered when ORDSCHED_IOC_API reports ORDSCHED_FEAT_RING (and the
+ * ORDSCHED_IOC_RING_* bits in ordsched_api.ioctls); a module without it
+ * answers ENOTTY to these commands, so a client tests the feature bit. The
+ * protocol is model-checked by selftests/ordsched/ring_check.c. What the
+ * kernel does in a ring domain:
+ *
+ *  - ORDSCHED_IOC_RING_SETUP makes the domain a ring domain (see the trust
+ *    model for who may) and gives the handle its id; mmap() at
+ *    ordsched_ring_setup.mmap_offset (one page in) maps the ring page,
+ *    MAP_SHARED only (EINVAL otherwise, and in a domain without a ring).
+ *  - ORDSCHED_IOC_TAKE takes one ticket with the handle's id (a count
+ *    above 1: EINVAL; a page scribbled on: EIO; EAGAIN also when the page
+ *    kept changing under the kernel) and flags its slot SLEEPING for the
+ *    ticket's life, so that whoever moves the tail onto it wakes the
+ *    kernel's waiters and poll(). ORDSCHED_IOC_WAIT flags the slot
+ *    likewise and sleeps as ORDSCHED_IOC_RING_WAIT. ORDSCHED_IOC_COMPLETE
+ *    and ORDSCHED_IOC_TRASH check every ticket, then retire them one by
+ *    one: another thread of the same handle retiring one of them
+ *    meanwhile stops the range with EALREADY. Commands that need an id
+ *    give the handle one first (ENOSPC, ENOMEM).
+ *  - poll() reports EPOLLIN when the slot at the tail is owned by the
+ *    handle's id; it is woken by ORDSCHED_IOC_RING_WAKE for a ticket the
+ *    handle owns: flag the slot SLEEPING before polling for it.
+ *  - ORDSCHED_IOC_STATS reports the tail, the head and the handle's held
+ *    tickets as the page says; taken, completed and trashed count only
+ *    the commands, released the slots the kernel found owned by a
+ *    released handle, and waits, wakeups, timeouts and interrupts those
+ *    of the kernel's sleeps (ORDSCHED_IOC_WAIT and _RING_WAIT).
+ *  - ORDSCHED_IOC_RING_WAIT and _RING_WAKE in a domain without a ring:
+ *    EINVAL.
  *
  * Layout (offsets are also reported by ORDSCHED_IOC_RING_SETUP and in the
  * page header; never hard-code them):
@@ -112,7 +138,8 @@
  * @size: length of the mapping in bytes
  * @slots: number of slots, a power of two; also the window: at most this
  *	many tickets are handed out and not yet passed by the tail (and
- *	ordsched_status.window of a ring domain)
+ *	ordsched_status.window of a ring domain; ordsched_api.window, the
+ *	handshake's, is that of a domain without a ring)
  * @head_offset: offset of the __u64 head
  * @tail_offset: offset of the __u64 tail
  * @slots_offset: offset of slot[0]

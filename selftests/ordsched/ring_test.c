@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared ring of /dev/ordsched (uapi/linux/ordsched_ring.h): setup
+ * and its negotiation, ordered commits by several threads through the
+ * page (no system call when uncontended), the ioctl path and poll() in a
+ * ring domain, a ring wait that sleeps and is woken, a participant
+ * SIGKILLed while holding a ticket, and a page scribbled on at random:
+ * no splat (run.sh judges the console), documented errnos only, at worst
+ * its own domain stalls, and closing it recovers.
+ *
+ * The participants run module/ring_proto.h, the protocol the library
+ * will run, with C11 seq_cst atomics as it asks.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <linux/ordsched_ring.h>
+
+#include "dev_util.h"
+#include "kselftest_harness.h"
+
+#define MS	1000000ULL
+#define SEC	(1000 * MS)
+
+/* The system calls the protocol made: 0 when nobody had to sleep. */
+static __u64 ring_syscalls;
+
+struct ring_ctx {
+	int fd;
+	__u64 deadline_ns;
+};
+
+static inline __u64 ring_load(__u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+static inline bool ring_cas(__u64 *p, __u64 old, __u64 new)
+{
+	return __atomic_compare_exchange_n(p, &old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static void ring_wake(void *ctx, __u64 t)
+{
+	struct ordsched_ring_wake wake = { .ticket = t };
+
+	__atomic_add_fetch(&ring_syscalls, 1, __ATOMIC_RELAXED);
+	dev_ioctl(((struct ring_ctx *)ctx)->fd, ORDSCHED_IOC_RING_WAKE, &wake);
+}
+
+static int ring_sleep(void *ctx, __u64 t)
+{
+	struct ring_ctx *c = ctx;
+	struct ordsched_ring_wait wait = {
+		.ticket = t, .deadline_ns = c->deadline_ns,
+	};
+
+	__atomic_add_fetch(&ring_syscalls, 1, __ATOMIC_RELAXED);
+	return dev_ioctl(c->fd, ORDSCHED_IOC_RING_WAIT, &wait);
+}
+
+#define ORDSCHED_RING_LOAD(p)		ring_load(p)
+#define ORDSCHED_RING_CAS(p, o, n)	ring_cas((p), (o), (n))
+#define ORDSCHED_RING_WAKE(ctx, t)	ring_wake((ctx), (t))
+#define ORDSCHED_RING_SLEEP(ctx, t)	ring_sleep((ctx), (t))
+#define ORDSCHED_RING_RELAX()		__builtin_ia32_pause()
+
+#include "../../module/ring_proto.h"
+
+/* A handle's part in a ring: its id, the page, its view. */
+struct ring {
+	int fd;
+	__u32 id;
+	__u64 *page;
+	struct ordsched_ring_setup setup;
+	struct ordsched_ring_view v;
+	struct ring_ctx ctx;
+};
+
+static int ring_setup(int fd, struct ordsched_ring_setup *setup)
+{
+	memset(setup, 0, sizeof(*setup));
+	return dev_ioctl(fd, ORDSCHED_IOC_RING_SETUP, setup);
+}
+
+/* Set up @fd's id and map the ring; 0 or -errno. */
+static int ring_open(int fd, struct ring *r)
+{
+	char *page;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = ring_setup(fd, &r->setup);
+	if (ret)
+		return ret;
+	page = mmap(NULL, r->setup.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, r->setup.mmap_offset);
+	if (page == MAP_FAILED)
+		return -errno;
+	r->fd = fd;
+	r->id = r->setup.id;
+	r->page = (__u64 *)page;
+	r->v.head = (__u64 *)(page + r->setup.head_offset);
+	r->v.tail = (__u64 *)(page + r->setup.tail_offset);
+	r->v.slots = (__u64 *)(page + r->setup.slots_offset);
+	r->v.mask = r->setup.slots - 1;
+	r->ctx.fd = fd;
+	r->ctx.deadline_ns = ORDSCHED_NO_DEADLINE;
+	return 0;
+}
+
+static void ring_close(struct ring *r)
+{
+	munmap(r->page, r->setup.size);
+}
+
+static int ring_wait_raw(int fd, __u64 t, __u64 deadline_ns)
+{
+	struct ordsched_ring_wait wait = {
+		.ticket = t, .deadline_ns = deadline_ns,
+	};
+
+	return dev_ioctl(fd, ORDSCHED_IOC_RING_WAIT, &wait);
+}
+
+static int ring_wake_raw(int fd, __u64 t)
+{
+	struct ordsched_ring_wake wake = { .ticket = t };
+
+	return dev_ioctl(fd, ORDSCHED_IOC_RING_WAKE, &wake);
+}
+
+static unsigned int word_state(struct ring *r, __u64 t)
+{
+	return ordsched_ring_state(ring_load(ordsched_ring_slot(&r->v, t)));
+}
+
+TEST(setup_negotiation)
+{
+	struct ordsched_ring_setup setup, again;
+	const struct ordsched_ring_hdr *hdr;
+	const struct ordsched_status *st;
+	struct ordsched_api api;
+	int fd, nh, busy, shared;
+	long psz = getpagesize();
+	struct ring r;
+	void *p;
+	__u64 t = 0;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dev_api(fd, &api));
+	ASSERT_TRUE(api.features & ORDSCHED_FEAT_RING);
+	EXPECT_TRUE(api.ioctls & (1ULL << _IOC_NR(ORDSCHED_IOC_RING_SETUP)));
+	EXPECT_TRUE(api.ioctls & (1ULL << _IOC_NR(ORDSCHED_IOC_RING_WAIT)));
+	EXPECT_TRUE(api.ioctls & (1ULL << _IOC_NR(ORDSCHED_IOC_RING_WAKE)));
+
+	/* Before setup: no ring page, no ring commands. */
+	p = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, psz);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, ring_wait_raw(fd, 0, 0));
+	EXPECT_EQ(-EINVAL, ring_wake_raw(fd, 0));
+
+	memset(&setup, 0, sizeof(setup));
+	setup.flags = 1;
+	EXPECT_EQ(-EINVAL, dev_ioctl(fd, ORDSCHED_IOC_RING_SETUP, &setup));
+	memset(&setup, 0, sizeof(setup));
+	setup.reserved[2] = 1;
+	EXPECT_EQ(-EINVAL, dev_ioctl(fd, ORDSCHED_IOC_RING_SETUP, &setup));
+
+	ASSERT_EQ(0, ring_open(fd, &r));
+	EXPECT_NE(0, r.id);
+	EXPECT_EQ(psz, r.setup.mmap_offset);
+	EXPECT_EQ(psz, r.setup.size);
+	EXPECT_LE(64, r.setup.slots);
+	EXPECT_EQ(0, r.setup.slots & (r.setup.slots - 1));
+	EXPECT_GE(psz, r.setup.slots_offset + 8 * r.setup.slots);
+
+	/* The header, and the status page that is the same page. */
+	hdr = (const void *)((const char *)r.page + ORDSCHED_RING_HDR_OFFSET);
+	EXPECT_EQ(ORDSCHED_RING_VERSION, hdr->version);
+	EXPECT_EQ(r.setup.size, hdr->size);
+	EXPECT_EQ(r.setup.slots, hdr->slots);
+	EXPECT_EQ(r.setup.head_offset, hdr->head_offset);
+	EXPECT_EQ(r.setup.tail_offset, hdr->tail_offset);
+	EXPECT_EQ(r.setup.slots_offset, hdr->slots_offset);
+	st = dev_map(fd);
+	ASSERT_NE(MAP_FAILED, st);
+	EXPECT_EQ(r.setup.tail_offset, st->tail_offset);
+	EXPECT_EQ(r.setup.head_offset, st->head_offset);
+	EXPECT_EQ(r.setup.slots, st->window);
+	EXPECT_TRUE(st->features & ORDSCHED_FEAT_RING);
+	/* Slot i is FREE(i). */
+	EXPECT_EQ(ORDSCHED_RING_WORD(0, 0, ORDSCHED_RING_FREE), r.v.slots[0]);
+	EXPECT_EQ(ORDSCHED_RING_WORD(5, 0, ORDSCHED_RING_FREE), r.v.slots[5]);
+
+	/* Offset 0 stays read-only; the ring page is shared only. */
+	p = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, psz);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Again: the same id. Another handle: another id. */
+	ASSERT_EQ(0, ring_setup(fd, &again));
+	EXPECT_EQ(r.id, again.id);
+	nh = dev_new_handle(fd, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, nh);
+	ASSERT_EQ(0, ring_setup(nh, &again));
+	EXPECT_NE(0, again.id);
+	EXPECT_NE(r.id, again.id);
+
+	/* A ring domain takes one ticket a command. */
+	EXPECT_EQ(-EINVAL, dev_take(nh, 2, &t));
+	EXPECT_EQ(0, dev_take(nh, 1, &t));
+	EXPECT_EQ(0, t);
+	EXPECT_EQ(1, dev_head(st));
+
+	/* Too late: a ticket handed out, or a second handle. */
+	busy = dev_open();
+	ASSERT_LE(0, busy);
+	ASSERT_EQ(0, dev_take(busy, 1, &t));
+	EXPECT_EQ(-EBUSY, ring_setup(busy, &setup));
+	shared = dev_open();
+	ASSERT_LE(0, shared);
+	nh = dev_new_handle(shared, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, nh);
+	EXPECT_EQ(-EBUSY, ring_setup(shared, &setup));
+	EXPECT_EQ(-EBUSY, ring_setup(nh, &setup));
+	/* And those domains still work the old way. */
+	EXPECT_EQ(0, dev_complete(busy, 0, 1));
+	EXPECT_EQ(0, dev_take(nh, 2, &t));
+
+	munmap((void *)st, psz);
+	ring_close(&r);
+	close(nh);
+	close(shared);
+	close(busy);
+	close(fd);
+}
+
+/* One page: the ring mapping, the status page, a forked child's copy. */
+TEST(mapping_is_the_page)
+{
+	const void *st;
+	struct ring r;
+	int fd, status;
+	pid_t pid;
+	__u64 t;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ring_open(fd, &r));
+	st = dev_map(fd);
+	ASSERT_NE(MAP_FAILED, st);
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	EXPECT_EQ(1, dev_head(st));
+	/* Dropped pages come back: the same page, not a zeroed one. */
+	ASSERT_EQ(0, madvise(r.page, r.setup.size, MADV_DONTNEED));
+	EXPECT_EQ(1, ring_load(r.v.head));
+	EXPECT_EQ(ORDSCHED_RING_OWNED, word_state(&r, 0));
+	/* A child writes through its inherited mapping; we see it. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(ordsched_ring_complete(&r.v, r.id, 0, &r.ctx) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, dev_tail(st));
+	/* Closing the handle leaves the mapping usable, if useless. */
+	close(fd);
+	EXPECT_EQ(1, ring_load(r.v.tail));
+	munmap((void *)st, getpagesize());
+	ring_close(&r);
+}
+
+/* Old commands and poll() in a ring domain, mixed with ring participants. */
+TEST(ioctl_path)
+{
+	struct ordsched_stats stats;
+	struct pollfd pfd;
+	struct ring a;
+	int fa, fb;
+	__u64 t = 0;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+
+	ASSERT_EQ(0, dev_take(fb, 1, &t));
+	ASSERT_EQ(0, t);
+	/* Taken by the ioctl path: flagged for a wake-up for good. */
+	EXPECT_EQ(ORDSCHED_RING_SLEEPING, word_state(&a, 0));
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	ASSERT_EQ(1, t);
+	EXPECT_EQ(2, ring_load(a.v.head));
+
+	pfd = (struct pollfd){ .fd = fb, .events = POLLIN };
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	pfd.fd = fa;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+
+	EXPECT_EQ(0, dev_wait(fb, 0, now_ns() + SEC));
+	EXPECT_EQ(-ETIMEDOUT, dev_wait(fa, 1, now_ns() + 20 * MS));
+	EXPECT_EQ(-EPERM, dev_wait(fb, 1, now_ns() + 20 * MS));
+	EXPECT_EQ(-EINVAL, dev_wait(fb, 7, 0));
+	EXPECT_EQ(-EPERM, dev_complete(fb, 1, 1));
+	EXPECT_EQ(-EINVAL, dev_complete(fb, 9, 1));
+	EXPECT_EQ(0, dev_complete(fb, 0, 1));
+	EXPECT_EQ(-EALREADY, dev_complete(fb, 0, 1));
+	EXPECT_EQ(1, ring_load(a.v.tail));
+
+	/* a's ticket 1 was flagged by its ioctl wait: poll on a sees it. */
+	pfd.fd = fa;
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 1, &a.ctx));
+	EXPECT_EQ(2, ring_load(a.v.tail));
+
+	/* Trash early, then complete: the tail passes both. */
+	ASSERT_EQ(0, dev_take(fb, 1, &t));
+	ASSERT_EQ(2, t);
+	ASSERT_EQ(0, dev_take(fb, 1, &t));
+	ASSERT_EQ(3, t);
+	EXPECT_EQ(0, dev_trash(fb, 3, 1));
+	EXPECT_EQ(2, ring_load(a.v.tail));
+	EXPECT_EQ(0, dev_complete_wait(fb, 2, ORDSCHED_NO_TICKET, 0));
+	EXPECT_EQ(4, ring_load(a.v.tail));
+
+	ASSERT_EQ(0, dev_stats(fb, &stats));
+	EXPECT_EQ(4, stats.tail);
+	EXPECT_EQ(4, stats.head);
+	EXPECT_EQ(3, stats.taken);
+	EXPECT_EQ(0, stats.held);
+	EXPECT_EQ(2, stats.handles);
+
+	ring_close(&a);
+	close(fb);
+	close(fa);
+}
+
+/* One thread, many tickets: take, turn, complete, no system call. */
+TEST(uncontended_no_syscalls)
+{
+	struct ordsched_stats stats;
+	struct ring r;
+	__u64 t, i;
+	int fd;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ring_open(fd, &r));
+	__atomic_store_n(&ring_syscalls, 0, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 20000; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+		ASSERT_EQ(i, t);
+		ASSERT_EQ(0, ordsched_ring_wait(&r.v, r.id, t, 10, &r.ctx));
+		ASSERT_EQ(0, ordsched_ring_complete(&r.v, r.id, t, &r.ctx));
+	}
+	EXPECT_EQ(0, ring_syscalls);
+	ASSERT_EQ(0, dev_stats(fd, &stats));
+	EXPECT_EQ(20000, stats.tail);
+	EXPECT_EQ(20000, stats.head);
+	EXPECT_EQ(0, stats.taken);
+	EXPECT_EQ(0, stats.waits);
+	ring_close(&r);
+	close(fd);
+}
+
+#define THREADS	4
+#define ROUNDS	2000
+
+struct committer {
+	int fd;
+	unsigned int spins;
+	pthread_barrier_t *start;
+	__u64 *next;
+	__u64 *log;
+	int errors;
+};
+
+/* Take, wait for the turn, do the ordered step, complete; ROUNDS times. */
+static void *commit_loop(void *arg)
+{
+	struct committer *c = arg;
+	struct ring r;
+	int i, ret;
+	__u64 t = 0;
+
+	if (ring_open(c->fd, &r)) {
+		c->errors++;
+		return NULL;
+	}
+	r.ctx.deadline_ns = now_ns() + 120 * SEC;
+	pthread_barrier_wait(c->start);
+	for (i = 0; i < ROUNDS; i++) {
+		while ((ret = ordsched_ring_take(&r.v, r.id, &t)) == -EAGAIN)
+			sched_yield();
+		if (ret) {
+			c->errors++;
+			break;
+		}
+		/* Some threads go to sleep at once: the kernel's path. */
+		ret = ordsched_ring_wait(&r.v, r.id, t, c->spins, &r.ctx);
+		if (ret) {
+			c->errors++;
+			break;
+		}
+		/* The ordered step: nobody else runs it now. */
+		if (*c->next != t)
+			c->errors++;
+		c->log[t] = (__u64)c->fd;
+		*c->next = t + 1;
+		if (i % 16 == 0)
+			sched_yield();
+		if (ordsched_ring_complete(&r.v, r.id, t, &r.ctx))
+			c->errors++;
+	}
+	ring_close(&r);
+	return NULL;
+}
+
+TEST(ordered_commit_threads)
+{
+	struct committer c[THREADS];
+	pthread_barrier_t start;
+	pthread_t th[THREADS];
+	struct ordsched_stats stats;
+	struct ring r;
+	__u64 next = 0, *log;
+	int fd, i;
+
+	log = calloc(THREADS * ROUNDS, sizeof(*log));
+	ASSERT_NE(NULL, log);
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ring_open(fd, &r));
+	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, THREADS));
+	for (i = 0; i < THREADS; i++) {
+		c[i] = (struct committer){ .next = &next, .log = log,
+					   .start = &start,
+					   .spins = i % 2 ? 0 : 200 };
+		c[i].fd = dev_new_handle(fd, ORDSCHED_HANDLE_CLOEXEC);
+		ASSERT_LE(0, c[i].fd);
+	}
+	__atomic_store_n(&ring_syscalls, 0, __ATOMIC_SEQ_CST);
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, commit_loop, &c[i]));
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, c[i].errors);
+	}
+	EXPECT_EQ(THREADS * ROUNDS, next);
+	for (i = 0; i < THREADS * ROUNDS; i++)
+		if (!log[i])
+			break;
+	EXPECT_EQ(THREADS * ROUNDS, i);
+	ASSERT_EQ(0, dev_stats(fd, &stats));
+	EXPECT_EQ(THREADS * ROUNDS, stats.tail);
+	EXPECT_EQ(THREADS * ROUNDS, stats.head);
+	/* Not one ticket through the ioctl path. */
+	EXPECT_EQ(0, stats.taken);
+	EXPECT_EQ(0, stats.timeouts);
+	pthread_barrier_destroy(&start);
+	ksft_print_msg("%d tickets, %llu system calls (wakes and sleeps)\n",
+		       THREADS * ROUNDS, (unsigned long long)ring_syscalls);
+	for (i = 0; i < THREADS; i++)
+		close(c[i].fd);
+	ring_close(&r);
+	close(fd);
+	free(log);
+}
+
+struct sleeper {
+	struct ring *r;
+	__u64 ticket;
+	__u64 deadline_ns;
+	int ret;
+	bool done;
+};
+
+/* Flag the slot SLEEPING, then RING_WAIT: the library's slow path. */
+static void *sleep_on(void *arg)
+{
+	struct sleeper *s = arg;
+	__u64 *slot = ordsched_ring_slot(&s->r->v, s->ticket);
+
+	ring_cas(slot, ordsched_ring_word(s->ticket, s->r->id,
+					  ORDSCHED_RING_OWNED),
+		 ordsched_ring_word(s->ticket, s->r->id,
+				    ORDSCHED_RING_SLEEPING));
+	s->ret = ring_wait_raw(s->r->fd, s->ticket, s->deadline_ns);
+	__atomic_store_n(&s->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+}
+
+TEST(wait_sleeps_and_is_woken)
+{
+	struct ordsched_stats stats;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sleeper s;
+	struct ring a, b;
+	struct pollfd pfd;
+	int fa, fb;
+	pthread_t th;
+	__u64 t, t0;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ring_open(fb, &b));
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	ASSERT_EQ(0, t);
+	ASSERT_EQ(0, ordsched_ring_take(&b.v, b.id, &t));
+	ASSERT_EQ(1, t);
+
+	/* The errnos of RING_WAIT. */
+	EXPECT_EQ(-EPERM, ring_wait_raw(fb, 0, 0));
+	EXPECT_EQ(-EINVAL, ring_wait_raw(fb, 2, 0));
+	t0 = now_ns();
+	EXPECT_EQ(-ETIMEDOUT, ring_wait_raw(fb, 1, t0 + 50 * MS));
+	EXPECT_LE(50 * MS, now_ns() - t0);
+	EXPECT_EQ(0, ring_wait_raw(fa, 0, 0));
+
+	/* b sleeps on 1 until a completes 0. */
+	s = (struct sleeper){ .r = &b, .ticket = 1,
+			      .deadline_ns = now_ns() + 20 * SEC };
+	t0 = now_ns();
+	ASSERT_EQ(0, pthread_create(&th, NULL, sleep_on, &s));
+	usleep(200 * 1000);
+	EXPECT_FALSE(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST));
+	/* poll() on b: not b's turn yet. */
+	pfd = (struct pollfd){ .fd = fb, .events = POLLIN };
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	__atomic_store_n(&ring_syscalls, 0, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 0, &a.ctx));
+	/* The mover saw the flag and woke b: one system call. */
+	EXPECT_EQ(1, ring_syscalls);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, s.ret);
+	EXPECT_LE(200 * MS, now_ns() - t0);
+	EXPECT_GT(200 * MS + 10 * SEC, now_ns() - t0);
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+
+	/* A signal interrupts the sleep (no SA_RESTART). */
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	ASSERT_EQ(2, t);
+	s = (struct sleeper){ .r = &a, .ticket = 2,
+			      .deadline_ns = now_ns() + 20 * SEC };
+	ASSERT_EQ(0, pthread_create(&th, NULL, sleep_on, &s));
+	usleep(100 * 1000);
+	pthread_kill(th, SIGUSR1);
+	pthread_join(th, NULL);
+	EXPECT_EQ(-EINTR, s.ret);
+
+	/* Retired while waited for: EALREADY. */
+	s = (struct sleeper){ .r = &a, .ticket = 2,
+			      .deadline_ns = now_ns() + 20 * SEC };
+	ASSERT_EQ(0, pthread_create(&th, NULL, sleep_on, &s));
+	usleep(100 * 1000);
+	EXPECT_EQ(0, ordsched_ring_retire(&a.v, a.id, 2, &a.ctx));
+	pthread_join(th, NULL);
+	EXPECT_EQ(-EALREADY, s.ret);
+
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_LE(3, stats.waits);
+	EXPECT_LE(1, stats.wakeups);
+	EXPECT_LE(1, stats.interrupts);
+	EXPECT_LE(1, stats.timeouts);
+
+	ring_close(&b);
+	ring_close(&a);
+	close(fb);
+	close(fa);
+}
+
+/* The kernel releases a killed participant's tickets, sleeping or not. */
+TEST(killed_holder_is_released)
+{
+	struct ordsched_stats stats;
+	int fa, fb, pipefd[2], status, round;
+	__u64 t = 0, mine = 0, end;
+	struct ring a;
+	pid_t pid;
+	char c;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	a.ctx.deadline_ns = now_ns() + 30 * SEC;
+	for (round = 0; round < 2; round++) {
+		fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+		ASSERT_LE(0, fb);
+		ASSERT_EQ(0, pipe(pipefd));
+		/* Round 1: ours first, so that the child sleeps on its own. */
+		if (round)
+			ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &mine));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct ring b;
+
+			if (ring_open(fb, &b) ||
+			    ordsched_ring_take(&b.v, b.id, &t))
+				_exit(1);
+			if (write(pipefd[1], "x", 1) != 1)
+				_exit(1);
+			if (round)
+				sleep_on(&(struct sleeper){
+					.r = &b, .ticket = t,
+					.deadline_ns = ORDSCHED_NO_DEADLINE });
+			for (;;)
+				pause();
+		}
+		close(fb);
+		close(pipefd[1]);
+		ASSERT_EQ(1, read(pipefd[0], &c, 1));
+		close(pipefd[0]);
+		if (!round) {
+			/* Round 0: the child holds the turn, we wait. */
+			ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &mine));
+			ASSERT_EQ(0, kill(pid, SIGKILL));
+			EXPECT_EQ(0, ordsched_ring_wait(&a.v, a.id, mine, 100,
+							&a.ctx));
+			EXPECT_EQ(mine, ring_load(a.v.tail));
+			EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, mine,
+							    &a.ctx));
+			ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		} else {
+			/* Round 1: killed asleep in RING_WAIT. */
+			usleep(100 * 1000);
+			EXPECT_EQ(ORDSCHED_RING_SLEEPING, word_state(&a, mine + 1));
+			ASSERT_EQ(0, kill(pid, SIGKILL));
+			ASSERT_EQ(pid, waitpid(pid, &status, 0));
+			end = now_ns() + 5 * SEC;
+			while (word_state(&a, mine + 1) != ORDSCHED_RING_RETIRED &&
+			       now_ns() < end)
+				usleep(10 * 1000);
+			EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, mine,
+							    &a.ctx));
+			EXPECT_EQ(mine + 2, ring_load(a.v.tail));
+		}
+		EXPECT_TRUE(WIFSIGNALED(status));
+	}
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(2, stats.released);
+	EXPECT_EQ(1, stats.handles);
+	EXPECT_EQ(4, stats.tail);
+	ring_close(&a);
+	close(fa);
+}
+
+static bool scribbling;
+
+static __u64 rnd(__u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Random words, or plausible ones, anywhere in the page. */
+static void *scribble(void *arg)
+{
+	struct ring *r = arg;
+	__u64 s = 88172645463325252ULL, words = r->setup.size / 8, x, w;
+
+	while (__atomic_load_n(&scribbling, __ATOMIC_RELAXED)) {
+		x = rnd(&s);
+		switch (x % 4) {
+		case 0:
+			w = rnd(&s);
+			break;
+		case 1:
+			w = ORDSCHED_RING_WORD(ring_load(r->v.tail) + x % 8,
+					       x >> 20 & 3, x >> 8 & 3);
+			break;
+		case 2:
+			w = ring_load(r->v.tail) + (x >> 8) % 5 - 2;
+			break;
+		default:
+			w = ORDSCHED_RING_WORD(ring_load(r->v.head) - x % 300,
+					       0, ORDSCHED_RING_RETIRED);
+			break;
+		}
+		__atomic_store_n(&r->page[(x >> 32) % words], w,
+				 __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static bool documented(int ret)
+{
+	return ret >= 0 || ret == -EAGAIN || ret == -EIO || ret == -EINVAL ||
+	       ret == -EALREADY || ret == -EPERM || ret == -ETIMEDOUT;
+}
+
+TEST(scribbled_page)
+{
+	struct ordsched_stats stats;
+	struct ring a, other;
+	struct pollfd pfd;
+	int fa, fb, fo, fn, ret, bad = 0;
+	__u64 s = 12345, t, end, x, ops = 0;
+	pthread_t th;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	/* Another ring domain, which must not notice. */
+	fo = dev_open();
+	ASSERT_LE(0, fo);
+	ASSERT_EQ(0, ring_open(fo, &other));
+
+	__atomic_store_n(&scribbling, true, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, pthread_create(&th, NULL, scribble, &a));
+	end = now_ns() + 3 * SEC;
+	while (now_ns() < end) {
+		x = rnd(&s);
+		t = ring_load(a.v.tail) + x % 6 - 1;
+		switch ((x >> 8) % 9) {
+		case 0:
+			ret = dev_take(fb, 1, &t);
+			break;
+		case 1:
+			ret = dev_complete(fb, t, 1 + (x >> 16) % 3);
+			break;
+		case 2:
+			ret = dev_trash(fb, t, 1);
+			break;
+		case 3:
+			ret = dev_wait(fb, t, now_ns() + MS);
+			break;
+		case 4:
+			ret = ring_wait_raw(fa, t, now_ns() + MS);
+			break;
+		case 5:
+			ret = ring_wake_raw(fa, t);
+			break;
+		case 6:
+			pfd = (struct pollfd){ .fd = fb, .events = POLLIN };
+			ret = poll(&pfd, 1, 0);
+			break;
+		case 7:
+			ret = dev_stats(fb, &stats);
+			break;
+		default:
+			/* A handle released over the scribbled page. */
+			fn = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+			ret = fn < 0 ? fn : dev_take(fn, 1, &t);
+			if (fn >= 0)
+				close(fn);
+			break;
+		}
+		if (!documented(ret)) {
+			if (!bad++)
+				ksft_print_msg("op %llu answered %d\n",
+					       (unsigned long long)(x >> 8) % 9,
+					       ret);
+		}
+		ops++;
+		/* The other domain goes on as if nothing happened. */
+		if (ops % 64 == 0) {
+			if (ordsched_ring_take(&other.v, other.id, &t) ||
+			    ordsched_ring_wait(&other.v, other.id, t, 0,
+					       &other.ctx) ||
+			    ordsched_ring_complete(&other.v, other.id, t,
+						   &other.ctx))
+				bad++;
+		}
+	}
+	__atomic_store_n(&scribbling, false, __ATOMIC_SEQ_CST);
+	pthread_join(th, NULL);
+	ksft_print_msg("%llu commands on the scribbled domain\n",
+		       (unsigned long long)ops);
+	EXPECT_EQ(0, bad);
+
+	/* Closing the scribbled domain recovers: a new one works. */
+	ring_close(&a);
+	close(fb);
+	close(fa);
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	EXPECT_EQ(0, t);
+	EXPECT_EQ(0, ordsched_ring_wait(&a.v, a.id, t, 0, &a.ctx));
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, t, &a.ctx));
+	ASSERT_EQ(0, dev_stats(fo, &stats));
+	EXPECT_EQ(stats.head, stats.tail);
+	ring_close(&a);
+	ring_close(&other);
+	close(fa);
+	close(fo);
+}
+
+/* Retire whatever ticket is at the tail, as fast as possible. */
+static void *retire_ahead(void *arg)
+{
+	struct ring *r = arg;
+	__u64 t;
+
+	while (__atomic_load_n(&scribbling, __ATOMIC_RELAXED)) {
+		t = ring_load(r->v.tail);
+		__atomic_store_n(ordsched_ring_slot(&r->v, t),
+				 ORDSCHED_RING_WORD(t, 0, ORDSCHED_RING_RETIRED),
+				 __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+/*
+ * A scribbler that keeps a retired word ahead of the tail makes every
+ * advance run out of budget: the kernel hands the rest to its work item,
+ * which yields between budgets and stops with the domain's last handle.
+ */
+TEST(endless_tail)
+{
+	struct ring a;
+	int fa, fb, i;
+	pthread_t th;
+	__u64 t;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	__atomic_store_n(&scribbling, true, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, pthread_create(&th, NULL, retire_ahead, &a));
+	for (i = 0; i < 200; i++) {
+		fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+		ASSERT_LE(0, fb);
+		EXPECT_TRUE(documented(dev_take(fb, 1, &t)));
+		EXPECT_TRUE(documented(dev_complete(fb, t, 1)));
+		/* Released with the tail running away: budget, then work. */
+		close(fb);
+		if (i % 20 == 0)
+			usleep(10 * 1000);
+	}
+	__atomic_store_n(&scribbling, false, __ATOMIC_SEQ_CST);
+	pthread_join(th, NULL);
+	ksft_print_msg("tail at %llu\n",
+		       (unsigned long long)ring_load(a.v.tail));
+	ring_close(&a);
+	close(fa);
+	/* The module must still serve: a fresh ring domain works. */
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, t, &a.ctx));
+	ring_close(&a);
+	close(fa);
+}
+
+TEST_HARNESS_MAIN
