@@ -24,15 +24,16 @@
  *		gives it back to the tree instead of running it
  *
  * PENDING becomes IDLE by a cancel or a CANCEL stop, and HANDED by the
- * dispatch work, which queues the task on its target in the same hold of
- * d->lock: there is no moment when a task is off the tree but not yet on
- * its target. HANDED becomes IDLE when the target starts the task (the
- * trampoline marks it IDLE before calling its function, which may queue
- * it again), or when a cancel, under d->lock, takes it back from the
- * target with cancel_work() or ordsched_stream_cancel(), which only
- * succeed if the target never started it. Whether the target has started
- * a task is decided under the target's own lock; everything else under
- * d->lock: each queueing ends exactly once, run or cancelled.
+ * hrtimer callback or the dispatch work, either of which queues the task
+ * on its target in the same hold of d->lock: there is no moment when a
+ * task is off the tree but not yet on its target. HANDED becomes IDLE when
+ * the target starts the task (the trampoline marks it IDLE before calling
+ * its function, which may queue it again), or when a cancel, under
+ * d->lock, takes it back from the target with cancel_work() or
+ * ordsched_stream_cancel(), which only succeed if the target never started
+ * it. Whether the target has started a task is decided under the target's
+ * own lock; everything else under d->lock: each queueing ends exactly
+ * once, run or cancelled.
  *
  * A modify moves a PENDING task within the tree, and takes a HANDED one
  * back from its target the same way as a cancel, into the tree. When the
@@ -88,8 +89,9 @@
  * Ties: timerqueue_add() puts a node after every node with the same expiry
  * (its comparison is a strict <), and tasks enter the tree under the lock
  * in the order of their sequence numbers, so equal deadlines leave the
- * tree in queueing order; a work item never runs concurrently with
- * itself, so the targets receive them in that order too.
+ * tree in queueing order; they are handed over under d->lock, earliest
+ * first, by the callback or the dispatch work and never both at once (see
+ * above), so the targets receive them in that order too.
  *
  * Flush uses colors, like workqueue flushes: a task takes the current
  * color when queued, inflight[color] counts queueings neither
