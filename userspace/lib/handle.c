@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /* libordsched: handles, their descriptors and the status page. */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,10 +36,82 @@ static int os_setup(struct ordsched *os)
 	return 0;
 }
 
-int ordsched_from_fd(int fd, struct ordsched **out)
+/* ORDSCHED_NO_RING set to anything but "" or "0" forces the ioctl path. */
+static bool os_want_ring(unsigned int flags)
 {
-	struct ordsched *os = calloc(1, sizeof(*os));
+	const char *env = getenv("ORDSCHED_NO_RING");
+
+	if (flags & ORDSCHED_OPEN_NO_RING)
+		return false;
+	return !env || !*env || !strcmp(env, "0");
+}
+
+/* The CPUs this process may run on: spinning needs a second one. */
+static unsigned int os_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+/*
+ * Give the handle an id in the domain's ring and map the ring page. Any
+ * failure leaves the handle on the ioctl path, which works in every
+ * domain: EBUSY (a domain that never had a ring and can no longer get
+ * one), ENOSPC, a page whose layout makes no sense.
+ */
+static void os_ring_setup(struct ordsched *os)
+{
+	struct ordsched_ring_setup rs = { 0 };
+	char *page;
+	void *map;
+
+	if (!(os->api.features & ORDSCHED_FEAT_RING) ||
+	    os_ioctl(os, ORDSCHED_IOC_RING_SETUP, &rs))
+		return;
+	if (!rs.id || !rs.slots || (rs.slots & (rs.slots - 1)) ||
+	    rs.head_offset % 8 || rs.tail_offset % 8 || rs.slots_offset % 8 ||
+	    rs.head_offset + 8 > rs.size || rs.tail_offset + 8 > rs.size ||
+	    rs.slots_offset > rs.size ||
+	    (rs.size - rs.slots_offset) / 8 < rs.slots)
+		return;
+	os->ring_waiters = calloc(rs.slots, sizeof(*os->ring_waiters));
+	if (!os->ring_waiters)
+		return;
+	map = mmap(NULL, rs.size, PROT_READ | PROT_WRITE, MAP_SHARED, os->fd,
+		   rs.mmap_offset);
+	if (map == MAP_FAILED) {
+		free(os->ring_waiters);
+		os->ring_waiters = NULL;
+		return;
+	}
+	page = map;
+	os->ring_size = rs.size;
+	os->ring_id = rs.id;
+	os->view.head = (__u64 *)(page + rs.head_offset);
+	os->view.tail = (__u64 *)(page + rs.tail_offset);
+	os->view.slots = (__u64 *)(page + rs.slots_offset);
+	os->view.mask = rs.slots - 1;
+	/* The status page's words are the ring's: read them here. */
+	os->tail = (const uint64_t *)os->view.tail;
+	os->head = (const uint64_t *)os->view.head;
+	os->ring_map = map;
+}
+
+int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
+{
+	struct ordsched *os;
 	int ret;
+
+	if (flags & ~ORDSCHED_OPEN_NO_RING) {
+		close(fd);
+		return -EINVAL;
+	}
+	os = calloc(1, sizeof(*os));
 
 	if (!os) {
 		close(fd);
@@ -46,6 +119,7 @@ int ordsched_from_fd(int fd, struct ordsched **out)
 	}
 	os->fd = fd;
 	os->spin = ORDSCHED_DEFAULT_SPIN;
+	os->ncpus = os_cpus();
 	ret = os_setup(os);
 	if (!ret) {
 		os->owned = calloc((os->api.window + 63) / 64,
@@ -55,6 +129,8 @@ int ordsched_from_fd(int fd, struct ordsched **out)
 			ret = -ENOMEM;
 		}
 	}
+	if (!ret && os_want_ring(flags))
+		os_ring_setup(os);
 	if (ret) {
 		close(fd);
 		free(os);
@@ -64,13 +140,47 @@ int ordsched_from_fd(int fd, struct ordsched **out)
 	return 0;
 }
 
-int ordsched_open(struct ordsched **os)
+int ordsched_from_fd(int fd, struct ordsched **os)
 {
-	int fd = open(DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	return ordsched_from_fd_flags(fd, 0, os);
+}
 
+int ordsched_open_flags(struct ordsched **os, unsigned int flags)
+{
+	struct ordsched_new_handle nh = { .flags = ORDSCHED_HANDLE_CLOEXEC };
+	int fd, ret;
+
+	if (flags & ~ORDSCHED_OPEN_NO_RING)
+		return -EINVAL;
+	fd = open(DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	return ordsched_from_fd(fd, os);
+	ret = ordsched_from_fd_flags(fd, flags, os);
+	if (ret || !(flags & ORDSCHED_OPEN_NO_RING))
+		return ret;
+	/*
+	 * A domain that has had a second handle can never become a ring
+	 * domain: so that nobody this handle is passed to can make it one
+	 * (and the ownership checks stay the kernel's), make one and drop it.
+	 */
+	fd = os_ioctl(*os, ORDSCHED_IOC_NEW_HANDLE, &nh);
+	if (fd < 0) {
+		ordsched_close(*os);
+		*os = NULL;
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
+
+int ordsched_open(struct ordsched **os)
+{
+	return ordsched_open_flags(os, 0);
+}
+
+int ordsched_uses_ring(const struct ordsched *os)
+{
+	return os_ring(os);
 }
 
 int ordsched_new_handle(struct ordsched *os, struct ordsched **out)
@@ -80,15 +190,20 @@ int ordsched_new_handle(struct ordsched *os, struct ordsched **out)
 
 	if (fd < 0)
 		return fd;
-	return ordsched_from_fd(fd, out);
+	/* The new handle takes the path of the one it comes from. */
+	return ordsched_from_fd_flags(fd, os_ring(os) ? 0 : ORDSCHED_OPEN_NO_RING,
+				      out);
 }
 
 void ordsched_close(struct ordsched *os)
 {
 	if (!os)
 		return;
+	if (os->ring_map)
+		munmap(os->ring_map, os->ring_size);
 	munmap((void *)os->status, os->api.status_size);
 	close(os->fd);
+	free(os->ring_waiters);
 	free(os->owned);
 	free(os);
 }

@@ -5,19 +5,17 @@
  * previous ticket is running and about to complete; then a sleep in the
  * kernel, which wakes only the waiter whose turn came. A futex cannot do
  * the second part: the kernel refuses shared futexes on a driver's page.
+ *
+ * With the shared ring, the spin also costs no system call when the turn
+ * comes during it, whatever the handle; the sleep flags the slot SLEEPING
+ * first, so that whoever moves the tail onto the ticket wakes it
+ * (ORDSCHED_IOC_RING_WAIT, ORDSCHED_IOC_RING_WAKE).
  */
 #include <time.h>
 
 #include "internal.h"
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
+#define cpu_relax os_cpu_relax
 
 /*
  * An acquire load of a u64 the kernel writes with single release stores.
@@ -58,11 +56,105 @@ int ordsched_is_turn(const struct ordsched *os, uint64_t ticket)
 	return ordsched_tail(os) == ticket;
 }
 
+/* ORDSCHED_RING_WAKE: only called when the ticket's owner flagged it. */
+void os_ring_wake(void *ctx, __u64 t)
+{
+	struct os_ring_ctx *c = ctx;
+	struct ordsched_ring_wake wk = { .ticket = t };
+
+	os_ioctl(c->os, ORDSCHED_IOC_RING_WAKE, &wk);
+}
+
+/* ORDSCHED_RING_SLEEP: the slot is flagged SLEEPING. */
+int os_ring_sleep(void *ctx, __u64 t)
+{
+	struct os_ring_ctx *c = ctx;
+	struct ordsched_ring_wait rw = {
+		.ticket = t, .deadline_ns = c->deadline_ns,
+	};
+
+	return os_ioctl(c->os, ORDSCHED_IOC_RING_WAIT, &rw);
+}
+
+/*
+ * How many times to look at the tail before sleeping: spinning only
+ * pays while the thread that will hand the turn over runs on another
+ * CPU, so none when this process may use a single CPU, when it holds
+ * more tickets on the handle than it has CPUs (more threads at work than
+ * CPUs: a spinner would take the CPU the holder needs), or when the
+ * spinners already fill the CPUs with that thread.
+ */
+static unsigned int spin_budget(struct ordsched *os)
+{
+	unsigned int spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
+
+	if (!spin || os->ncpus < 2 ||
+	    __atomic_load_n(&os->held, __ATOMIC_RELAXED) > (long)os->ncpus)
+		return 0;
+	if (__atomic_add_fetch(&os->spinners, 1, __ATOMIC_RELAXED) + 1 >
+	    os->ncpus) {
+		__atomic_sub_fetch(&os->spinners, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return spin;
+}
+
+/*
+ * The ring's wait. ring_proto.h allows one waiting thread per ticket: the
+ * first to leave takes the SLEEPING flag back. Threads of this process
+ * that wait for the same ticket count themselves in ring_waiters, and
+ * one that leaves while others still wait flags the slot again, then
+ * wakes them itself if the tail got there meanwhile (race (b) again:
+ * the mover that CASes the tail onto it then looks at the slot).
+ */
+static int ring_wait(struct ordsched *os, uint64_t ticket,
+		     uint64_t deadline_ns)
+{
+	struct os_ring_ctx ctx = { .os = os, .deadline_ns = deadline_ns };
+	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
+	unsigned int *waiters = &os->ring_waiters[ticket & os->view.mask];
+	unsigned int spin;
+	__u64 tail = ticket + 1;
+	int ret;
+
+	ret = ordsched_ring_check(os_ring_load(slot), ticket, os->ring_id);
+	if (ret)
+		return ret;
+	spin = spin_budget(os);
+	if (spin) {
+		for (; spin; spin--) {
+			tail = os_ring_load(os->view.tail);
+			if (tail == ticket || ordsched_ring_passed(tail, ticket))
+				break;
+			cpu_relax();
+		}
+		__atomic_sub_fetch(&os->spinners, 1, __ATOMIC_RELAXED);
+		/* The turn: still ours? (retired by another thread: EALREADY) */
+		if (tail == ticket)
+			return ordsched_ring_check(os_ring_load(slot), ticket,
+						   os->ring_id);
+	}
+	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+	ret = ordsched_ring_wait(&os->view, os->ring_id, ticket, 0, &ctx);
+	if (__atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST) &&
+	    os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
+						 ORDSCHED_RING_OWNED),
+			ordsched_ring_word(ticket, os->ring_id,
+					   ORDSCHED_RING_SLEEPING)) &&
+	    os_ring_load(os->view.tail) == ticket)
+		os_ring_wake(&ctx, ticket);
+	return ret;
+}
+
 int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
 {
 	struct ordsched_wait w = { .ticket = ticket, .deadline_ns = deadline_ns };
-	unsigned int i, spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
+	unsigned int i, spin;
 	uint64_t tail;
+
+	if (os_ring(os))
+		return ring_wait(os, ticket, deadline_ns);
+	spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
 
 	/* Only a ticket we hold can be our turn without asking the kernel. */
 	if (!os_owns(os, ticket))
@@ -85,7 +177,19 @@ int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
 	struct ordsched_complete_wait cw = {
 		.ticket = *ticket, .next = next, .deadline_ns = deadline_ns,
 	};
-	int ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
+	int ret;
+
+	if (os_ring(os)) {
+		if (*ticket != ORDSCHED_NO_TICKET) {
+			ret = ordsched_complete(os, *ticket);
+			if (ret)
+				return ret;
+			*ticket = ORDSCHED_NO_TICKET;
+		}
+		return next == ORDSCHED_NO_TICKET ? 0 :
+		       ordsched_wait(os, next, deadline_ns);
+	}
+	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
 
 	/* The kernel wrote ORDSCHED_NO_TICKET back once it completed. */
 	if (*ticket != ORDSCHED_NO_TICKET && cw.ticket == ORDSCHED_NO_TICKET)
