@@ -384,7 +384,8 @@ def delays_goals(summary):
     return goals
 
 
-COMMIT_ORDER = ["ordsched", "ring", "condvar", "futex", "spin"]
+COMMIT_ORDER = ["ordsched", "ordsched-ioctl", "ring", "condvar", "futex",
+                "spin"]
 
 
 def commit_summary(runs):
@@ -423,8 +424,9 @@ def commit_best_blocking(summary, t, w):
 
 def commit_table(summary, meta):
     out = ["Ordered commit in userspace, %s CPUs: median (half-range %%); "
-           "syscalls counted for ordsched, ring and futex only" % meta.get("cpus", "?"),
-           "%3s %6s %-9s %16s %7s %7s %9s %9s %10s %12s"
+           "syscalls counted for ordsched, ordsched-ioctl, ring, futex only"
+           % meta.get("cpus", "?"),
+           "%3s %6s %-14s %16s %7s %7s %9s %9s %10s %12s"
            % ("T", "W us", "", "items/s", "x spin", "x best", "sysc/it",
               "vcsw/it", "CPUs busy", "wait us/it")]
     keys = sorted({(t, w) for t, w, _ in summary})
@@ -436,7 +438,7 @@ def commit_table(summary, meta):
                 continue
             tp = s["items_per_s"]["median"]
             sc = s["syscalls_per_item"]["median"]
-            out.append("%3d %6g %-9s %16s %7s %7s %9s %9.2f %10.2f %12.1f" % (
+            out.append("%3d %6g %-14s %16s %7s %7s %9s %9.2f %10.2f %12.1f" % (
                 t, w / 1e3, c, "%.0f (%.0f%%)" % (tp, s["items_per_s"]["spread_pct"]),
                 fmt_ratio(commit_ratio(summary, t, w, c, "spin")),
                 fmt_ratio(tp / best if best else None),
