@@ -5,16 +5,21 @@
  * threads and from several processes; take, complete and an uncontended
  * wait cost no system call on the ring (ioctl is wrapped and counted);
  * a process killed holding a ticket is released and the others go on,
- * whether they sleep at the time or wait afterwards. Built with the
+ * whether they sleep at the time or wait afterwards; poll(2) and epoll on
+ * a ring handle's descriptor are woken when its turn comes, whichever
+ * thread moves the tail and whenever the program asked for the
+ * descriptor. Built with the
  * library's sources and -Wl,--wrap=ioctl.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -425,6 +430,159 @@ TEST(killed_holder_ioctl)
 TEST(killed_holder_ioctl_sleeping)
 {
 	killed_holder(_metadata, ORDSCHED_OPEN_NO_RING, 1);
+}
+
+/*
+ * poll(2) on a ring handle. Handle a holds the tail; handle b takes the
+ * next ticket and a thread polls b's descriptor; a completes from
+ * userspace (no wait of b's flags anything). The poll must report POLLIN
+ * at once after the completion, not at its timeout. @when: 0 asks for the
+ * descriptor before b takes, 1 after, 2 polls a descriptor given to
+ * ordsched_from_fd() without ever calling ordsched_fd(); @epoll: wait
+ * with epoll registered before the take (the kernel's poll() then runs
+ * before the ticket exists).
+ */
+struct poller {
+	int fd;
+	int epoll;
+	int ret;
+	uint64_t ns;
+};
+
+static void *poller_thread(void *arg)
+{
+	struct poller *p = arg;
+	uint64_t start = ordsched_now();
+
+	if (p->epoll >= 0) {
+		struct epoll_event ev;
+
+		p->ret = epoll_wait(p->epoll, &ev, 1, 5000);
+		if (p->ret == 1 && !(ev.events & EPOLLIN))
+			p->ret = -2;
+	} else {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+		p->ret = poll(&pfd, 1, 5000);
+		if (p->ret == 1 && !(pfd.revents & POLLIN))
+			p->ret = -2;
+	}
+	p->ns = ordsched_now() - start;
+	return NULL;
+}
+
+static void poll_turn(struct __test_metadata *_metadata, int when, int epoll)
+{
+	struct poller p = { .epoll = -1, .ret = -1 };
+	struct ordsched *a, *b;
+	uint64_t ta, tb;
+	pthread_t th;
+	int ret, fd;
+
+	ret = open_mode(_metadata, 0, &a);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ordsched_take(a, &ta));
+	if (when == 2) {
+		struct ordsched *tmp;
+
+		ASSERT_EQ(0, ordsched_new_handle(a, &tmp));
+		fd = dup(ordsched_fd(tmp));
+		ASSERT_LE(0, fd);
+		ordsched_close(tmp);
+		ASSERT_EQ(0, ordsched_from_fd(fd, &b));
+		p.fd = fd;
+	} else {
+		ASSERT_EQ(0, ordsched_new_handle(a, &b));
+		if (when == 0)
+			p.fd = ordsched_fd(b);
+	}
+	ASSERT_TRUE(ordsched_uses_ring(b));
+	if (epoll) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		p.epoll = epoll_create1(EPOLL_CLOEXEC);
+		ASSERT_LE(0, p.epoll);
+		if (when == 1)
+			p.fd = ordsched_fd(b);
+		ASSERT_EQ(0, epoll_ctl(p.epoll, EPOLL_CTL_ADD, p.fd, &ev));
+	}
+	ASSERT_EQ(0, ordsched_take(b, &tb));
+	ASSERT_EQ(ta + 1, tb);
+	if (when == 1 && !epoll)
+		p.fd = ordsched_fd(b);
+	ASSERT_EQ(0, pthread_create(&th, NULL, poller_thread, &p));
+	usleep(200000);
+	ASSERT_EQ(0, ordsched_complete(a, ta));
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, p.ret);
+	/* Woken by the completion, 200 ms in; the timeout is at 5 s. */
+	EXPECT_GT(2 * SEC, p.ns);
+	EXPECT_EQ(0, ordsched_wait(b, tb, ordsched_deadline_in(SEC)));
+	EXPECT_EQ(0, ordsched_complete(b, tb));
+	if (p.epoll >= 0)
+		close(p.epoll);
+	ordsched_close(b);
+	ordsched_close(a);
+}
+
+TEST(poll_fd_before_take)
+{
+	poll_turn(_metadata, 0, 0);
+}
+
+TEST(poll_fd_after_take)
+{
+	poll_turn(_metadata, 1, 0);
+}
+
+TEST(poll_from_fd)
+{
+	poll_turn(_metadata, 2, 0);
+}
+
+TEST(epoll_fd_before_take)
+{
+	poll_turn(_metadata, 0, 1);
+}
+
+TEST(epoll_from_fd)
+{
+	poll_turn(_metadata, 2, 1);
+}
+
+/*
+ * A pollable handle whose wait times out keeps its ticket flagged: a
+ * poll after the timeout is still woken by the completion.
+ */
+TEST(poll_after_wait_timeout)
+{
+	struct poller p = { .epoll = -1, .ret = -1 };
+	struct ordsched *a, *b;
+	uint64_t ta, tb;
+	pthread_t th;
+	int ret;
+
+	ret = open_mode(_metadata, 0, &a);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ordsched_new_handle(a, &b));
+	p.fd = ordsched_fd(b);
+	ASSERT_EQ(0, ordsched_take(a, &ta));
+	ASSERT_EQ(0, ordsched_take(b, &tb));
+	EXPECT_EQ(-ETIMEDOUT,
+		  ordsched_wait(b, tb, ordsched_deadline_in(SEC / 20)));
+	ASSERT_EQ(0, pthread_create(&th, NULL, poller_thread, &p));
+	usleep(200000);
+	ASSERT_EQ(0, ordsched_complete(a, ta));
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, p.ret);
+	EXPECT_GT(2 * SEC, p.ns);
+	EXPECT_EQ(0, ordsched_complete(b, tb));
+	ordsched_close(b);
+	ordsched_close(a);
 }
 
 TEST_HARNESS_MAIN

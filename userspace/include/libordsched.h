@@ -36,8 +36,9 @@
  * ORDSCHED_OPEN_NO_RING, to use one system call per operation as before;
  * ordsched_uses_ring() tells which path a handle takes. What the ring
  * changes: ordsched_take_batch() takes one ticket at a time; the kernel no
- * longer enforces api->max_held, only the ring's window; poll(2) on a
- * ring handle is only woken for a ticket a wait flagged (see ordsched_fd());
+ * longer enforces api->max_held, only the ring's window; once the program
+ * can poll(2) a handle (see ordsched_fd()), handing the turn to one of its
+ * tickets costs the completer a system call;
  * handles of one ring domain trust each other not to write garbage into
  * the page (see uapi/linux/ordsched_ring.h): participants that do not
  * trust each other share a domain opened with ORDSCHED_OPEN_NO_RING.
@@ -99,6 +100,8 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags);
  *	handle owns it from now on, even on failure
  * @os: where to store the handle
  *
+ * The handle is pollable from the start: see ordsched_fd().
+ *
  * Return: 0; -ENOTTY when @fd is not an ordsched handle; as ordsched_open().
  */
 int ordsched_from_fd(int fd, struct ordsched **os);
@@ -157,12 +160,14 @@ void ordsched_close(struct ordsched *os);
  * ordsched_fd() - the descriptor of a handle
  * @os: the handle
  *
- * For poll(2): it reports POLLIN while the handle holds the tail, i.e.
- * when the turn of its oldest ticket has come. On a handle that uses the
- * ring, a poll that starts before the turn comes is woken only for a
- * ticket whose owner sleeps in ordsched_wait(): a program that polls
- * opens its handle with ORDSCHED_OPEN_NO_RING (in a ring domain, tickets
- * taken on such a handle wake poll(2) as before).
+ * For poll(2), select(2) and epoll: it reports POLLIN while the handle
+ * holds the tail, i.e. when the turn of its oldest ticket has come. On a
+ * handle that uses the ring, the first call makes the handle pollable:
+ * from then on, each of its tickets is flagged in the ring, so that the
+ * thread that hands the turn over to it (from any handle) enters the
+ * kernel to wake the pollers, one system call per turn. A handle adopted
+ * with ordsched_from_fd() is pollable from the start (the caller knows
+ * the descriptor). Handles nobody polls cost no system call.
  *
  * Return: the descriptor, owned by @os.
  */

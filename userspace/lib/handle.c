@@ -102,7 +102,8 @@ static void os_ring_setup(struct ordsched *os)
 	os->ring_map = map;
 }
 
-int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
+static int os_from_fd(int fd, unsigned int flags, int pollable,
+		      struct ordsched **out)
 {
 	struct ordsched *os;
 	int ret;
@@ -131,6 +132,7 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 	}
 	if (!ret && os_want_ring(flags))
 		os_ring_setup(os);
+	os->pollable = pollable;
 	if (ret) {
 		close(fd);
 		free(os);
@@ -140,9 +142,15 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 	return 0;
 }
 
+/* The caller knows the descriptor: it may poll it from the start. */
+int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
+{
+	return os_from_fd(fd, flags, 1, out);
+}
+
 int ordsched_from_fd(int fd, struct ordsched **os)
 {
-	return ordsched_from_fd_flags(fd, 0, os);
+	return os_from_fd(fd, 0, 1, os);
 }
 
 int ordsched_open_flags(struct ordsched **os, unsigned int flags)
@@ -155,7 +163,7 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 	fd = open(DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = ordsched_from_fd_flags(fd, flags, os);
+	ret = os_from_fd(fd, flags, 0, os);
 	if (ret || !(flags & ORDSCHED_OPEN_NO_RING))
 		return ret;
 	/*
@@ -191,8 +199,7 @@ int ordsched_new_handle(struct ordsched *os, struct ordsched **out)
 	if (fd < 0)
 		return fd;
 	/* The new handle takes the path of the one it comes from. */
-	return ordsched_from_fd_flags(fd, os_ring(os) ? 0 : ORDSCHED_OPEN_NO_RING,
-				      out);
+	return os_from_fd(fd, os_ring(os) ? 0 : ORDSCHED_OPEN_NO_RING, 0, out);
 }
 
 void ordsched_close(struct ordsched *os)
@@ -208,8 +215,35 @@ void ordsched_close(struct ordsched *os)
 	free(os);
 }
 
+/*
+ * Whoever asks for the descriptor may poll it: on the ring, flag the
+ * handle's tickets from now on (os->pollable is the library's own state,
+ * not part of what the const promises the caller). The seq_cst store
+ * before the scan pairs with a take's claim before its load of
+ * os->pollable (see os_ring_flag()). Tickets of another process sharing
+ * the handle may get flagged too: that costs them a wake-up call, no
+ * more.
+ */
 int ordsched_fd(const struct ordsched *os)
 {
+	struct ordsched *w = (struct ordsched *)os;
+	__u64 t, tail, n, i;
+
+	if (!os_ring(w) || __atomic_load_n(&w->pollable, __ATOMIC_RELAXED))
+		return os->fd;
+	__atomic_store_n(&w->pollable, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * From the tail to the head included: a taker that claimed the slot
+	 * at the head and has not moved it yet may have read pollable 0.
+	 */
+	tail = os_ring_load(w->view.tail);
+	n = os_ring_load(w->view.head) - tail;
+	for (i = 0; n <= w->view.mask + 1 && i <= n; i++) {
+		t = tail + i;
+		if (os_ring_load(ordsched_ring_slot(&w->view, t)) ==
+		    ordsched_ring_word(t, w->ring_id, ORDSCHED_RING_OWNED))
+			os_ring_flag(w, t);
+	}
 	return os->fd;
 }
 

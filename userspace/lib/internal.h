@@ -64,9 +64,10 @@ struct ordsched {
 	const uint64_t *head;
 	struct ordsched_api api;
 	/*
-	 * The tickets this process took on this handle and has not retired,
-	 * one bit per ticket, ticket t at bit t % api.window: the spin path
-	 * of a wait returns 0 only for these. For any other ticket (another
+	 * On the ioctl path, the tickets this process took on this handle
+	 * and has not retired, one bit per ticket, ticket t at bit
+	 * t % api.window: the spin path of a wait returns 0 only for these
+	 * (on the ring, the slot words say whose a ticket is). For any other ticket (another
 	 * handle's, never issued, already retired, or taken by another
 	 * process sharing the handle) the kernel answers, so both paths give
 	 * the same result.
@@ -85,19 +86,19 @@ struct ordsched {
 	/* Threads of this process waiting per slot: see ring_wait(). */
 	unsigned int *ring_waiters;
 	/*
-	 * Threads spinning on this handle now, tickets this process holds on
-	 * it (about the threads that work on them), and the CPUs it may use.
+	 * Set once the program may poll(2) the descriptor (it asked for it
+	 * with ordsched_fd(), or gave it with ordsched_from_fd()): from then
+	 * on, every ticket of the handle stays flagged SLEEPING, so that the
+	 * thread that moves the tail onto it has the kernel wake the pollers.
 	 */
-	unsigned int spinners;
-	long held;
+	int pollable;
+	/* The CPUs this process may use: spinning needs a second one. */
 	unsigned int ncpus;
 };
 
 static inline void os_own(struct ordsched *os, uint64_t first,
 			  unsigned int count, int own)
 {
-	__atomic_add_fetch(&os->held, own ? (long)count : -(long)count,
-			   __ATOMIC_RELAXED);
 	for (; count; count--, first++) {
 		uint64_t bit = first % os->api.window;
 		uint64_t mask = 1ULL << (bit % 64);
@@ -130,6 +131,7 @@ static inline int os_ioctl(const struct ordsched *os, unsigned long cmd,
 
 /* wait.c */
 uint64_t os_load(const uint64_t *word);
+void os_ring_flag(struct ordsched *os, uint64_t ticket);
 
 
 static inline bool os_ring(const struct ordsched *os)

@@ -19,11 +19,13 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
 		if (count != 1)
 			return -EINVAL;
 		ret = ordsched_ring_take(&os->view, os->ring_id, &t);
-		if (!ret) {
-			os_own(os, t, 1, 1);
-			*first = t;
-		}
-		return ret;
+		if (ret)
+			return ret;
+		/* Pairs with the store in ordsched_fd(): see os_ring_flag(). */
+		if (__atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST))
+			os_ring_flag(os, t);
+		*first = t;
+		return 0;
 	}
 	ret = os_ioctl(os, ORDSCHED_IOC_TAKE, &take);
 	if (!ret) {
@@ -64,7 +66,6 @@ static int ring_retire(struct ordsched *os, uint64_t first, unsigned int count)
 					     &ctx);
 		if (ret)
 			return ret;
-		os_own(os, first + i, 1, 0);
 	}
 	return 0;
 }

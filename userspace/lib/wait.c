@@ -77,26 +77,44 @@ int os_ring_sleep(void *ctx, __u64 t)
 }
 
 /*
- * How many times to look at the tail before sleeping: spinning only
- * pays while the thread that will hand the turn over runs on another
- * CPU, so none when this process may use a single CPU, when it holds
- * more tickets on the handle than it has CPUs (more threads at work than
- * CPUs: a spinner would take the CPU the holder needs), or when the
- * spinners already fill the CPUs with that thread.
+ * How many times to look at the tail before sleeping: spinning only pays
+ * while the thread that will hand the turn over runs on another CPU. So
+ * none when this process may use a single CPU, nor when the domain has
+ * more tickets out than this process has CPUs: more threads at work than
+ * CPUs, and a spinner would take the CPU that a holder needs. Two loads
+ * of words every wait reads anyway; counting spinners or held tickets
+ * would add stores to a shared line on every take, wait and complete.
  */
-static unsigned int spin_budget(struct ordsched *os)
+static unsigned int spin_budget(const struct ordsched *os)
 {
 	unsigned int spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
 
 	if (!spin || os->ncpus < 2 ||
-	    __atomic_load_n(&os->held, __ATOMIC_RELAXED) > (long)os->ncpus)
+	    os_ring_load(os->view.head) - os_ring_load(os->view.tail) >
+	    os->ncpus)
 		return 0;
-	if (__atomic_add_fetch(&os->spinners, 1, __ATOMIC_RELAXED) + 1 >
-	    os->ncpus) {
-		__atomic_sub_fetch(&os->spinners, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
 	return spin;
+}
+
+/*
+ * Flag @ticket, which this handle holds, SLEEPING for a poller, and have
+ * the kernel wake the pollers if its turn came before the flag: race (b)
+ * of ring_proto.h, the flag CAS then the tail load against the mover's
+ * tail CAS then slot load. Also pairs with ordsched_fd(), which sets
+ * os->pollable and then flags the tickets it finds, as a take claims its
+ * slot and then reads os->pollable: one of the two flags each ticket.
+ */
+void os_ring_flag(struct ordsched *os, uint64_t ticket)
+{
+	struct os_ring_ctx ctx = { .os = os };
+	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
+
+	if (os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
+						 ORDSCHED_RING_OWNED),
+			ordsched_ring_word(ticket, os->ring_id,
+					   ORDSCHED_RING_SLEEPING)) &&
+	    os_ring_load(os->view.tail) == ticket)
+		os_ring_wake(&ctx, ticket);
 }
 
 /*
@@ -105,7 +123,9 @@ static unsigned int spin_budget(struct ordsched *os)
  * that wait for the same ticket count themselves in ring_waiters, and
  * one that leaves while others still wait flags the slot again, then
  * wakes them itself if the tail got there meanwhile (race (b) again:
- * the mover that CASes the tail onto it then looks at the slot).
+ * the mover that CASes the tail onto it then looks at the slot). A
+ * pollable handle's tickets keep their flag the same way; when the wait
+ * returns 0 the mover saw the flag and woke the pollers already.
  */
 static int ring_wait(struct ordsched *os, uint64_t ticket,
 		     uint64_t deadline_ns)
@@ -113,35 +133,32 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	struct os_ring_ctx ctx = { .os = os, .deadline_ns = deadline_ns };
 	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
 	unsigned int *waiters = &os->ring_waiters[ticket & os->view.mask];
-	unsigned int spin;
+	unsigned int spin, others;
 	__u64 tail = ticket + 1;
 	int ret;
 
 	ret = ordsched_ring_check(os_ring_load(slot), ticket, os->ring_id);
 	if (ret)
 		return ret;
-	spin = spin_budget(os);
-	if (spin) {
-		for (; spin; spin--) {
-			tail = os_ring_load(os->view.tail);
-			if (tail == ticket || ordsched_ring_passed(tail, ticket))
-				break;
-			cpu_relax();
-		}
-		__atomic_sub_fetch(&os->spinners, 1, __ATOMIC_RELAXED);
-		/* The turn: still ours? (retired by another thread: EALREADY) */
-		if (tail == ticket)
-			return ordsched_ring_check(os_ring_load(slot), ticket,
-						   os->ring_id);
+	for (spin = spin_budget(os); spin; spin--) {
+		tail = os_ring_load(os->view.tail);
+		if (tail == ticket || ordsched_ring_passed(tail, ticket))
+			break;
+		cpu_relax();
 	}
+	/* The turn: still ours? (retired by another thread: EALREADY) */
+	if (tail == ticket)
+		return ordsched_ring_check(os_ring_load(slot), ticket,
+					   os->ring_id);
 	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
 	ret = ordsched_ring_wait(&os->view, os->ring_id, ticket, 0, &ctx);
-	if (__atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST) &&
+	others = __atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+	if ((others || __atomic_load_n(&os->pollable, __ATOMIC_RELAXED)) &&
 	    os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
 						 ORDSCHED_RING_OWNED),
 			ordsched_ring_word(ticket, os->ring_id,
 					   ORDSCHED_RING_SLEEPING)) &&
-	    os_ring_load(os->view.tail) == ticket)
+	    (others || ret) && os_ring_load(os->view.tail) == ticket)
 		os_ring_wake(&ctx, ticket);
 	return ret;
 }
