@@ -188,8 +188,9 @@ const struct ordsched_api *ordsched_api(const struct ordsched *os);
  * @spins: reads of the mapped tail before the system call; 0 never spins
  *
  * On the ring, a wait does not spin when the process may run on a single
- * CPU, nor while as many threads of the handle spin as leave no CPU for
- * the thread that will hand the turn over: it sleeps in the kernel.
+ * CPU, nor while the domain has more tickets out than the process has
+ * CPUs (their holders would then wait for the CPU a spinner takes): it
+ * sleeps in the kernel.
  *
  * The default, ORDSCHED_DEFAULT_SPIN, lasts from about one to a few
  * microseconds (a pause instruction takes 10 to 140 cycles, by CPU):
