@@ -27,7 +27,8 @@
  * the tail and slot[i & mask] of a struct ordsched_ring_view that the
  * caller built from its own trusted values.
  *
- * Notation: R = mask + 1 slots, ticket t's slot is t & mask, and the slot
+ * Notation: R = mask + 1 slots, ticket t's slot is
+ * ORDSCHED_RING_INDEX(t, R) (the uapi header; any bijection would do), and the slot
  * words are FREE(t), OWNED(t, id), SLEEPING(t, id), RETIRED(t) (see the
  * uapi header). Tickets compare modulo 2^64 (head, tail) and, inside a
  * word, modulo 2^46 (ordsched_ring_diff()).
@@ -43,7 +44,7 @@
  *	RETIRED(t) -> FREE(t + R)	anyone who saw tail past t
  * No other transition exists, so each word only moves forward: FREE(t),
  * OWNED/SLEEPING(t), RETIRED(t), FREE(t + R), ... Invariants: tail <= head
- * <= tail + R; slot t & mask holds a word of ticket t for every t in
+ * <= tail + R; ticket t's slot holds a word of ticket t for every t in
  * [tail, head), and a word of t or t - R at the head.
  *
  * Take. Read head h, then slot h. FREE(h): claim it with our id, then move
@@ -194,7 +195,7 @@ struct ordsched_ring_view {
 static inline __u64 *ordsched_ring_slot(const struct ordsched_ring_view *r,
 					__u64 t)
 {
-	return &r->slots[t & r->mask];
+	return &r->slots[ORDSCHED_RING_INDEX(t, r->mask + 1)];
 }
 
 static inline __u64 ordsched_ring_word(__u64 t, __u32 id, unsigned int state)
