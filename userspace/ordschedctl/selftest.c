@@ -148,8 +148,13 @@ int cmd_selftest(int argc, char **argv)
 		check(ordsched_tail(os) == 0 && ordsched_head(os) == 0,
 		      "a new domain starts at ticket 0");
 		check_batch(os);
-		check_handles(os);
+		/*
+		 * Before check_handles(), whose poll makes the handle
+		 * pollable: on the ring every hand-over then enters the
+		 * kernel, which is not what the threads should measure.
+		 */
 		check_threads(os);
+		check_handles(os);
 		ordsched_close(os);
 	}
 	printf("%s\n", failed ? "selftest FAILED" : "selftest passed");
