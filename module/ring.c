@@ -228,7 +228,8 @@ static void ring_init_page(struct ordsched_domain *dom)
 	hdr->tail_offset = ORDSCHED_STATUS_TAIL_OFFSET;
 	hdr->slots_offset = ORDSCHED_RING_SLOTS_OFFSET;
 	for (i = 0; i < n; i++)
-		slots[i] = ORDSCHED_RING_WORD(i, 0, ORDSCHED_RING_FREE);
+		slots[ORDSCHED_RING_INDEX(i, n)] =
+			ORDSCHED_RING_WORD(i, 0, ORDSCHED_RING_FREE);
 	dom->status->window = n;
 	dom->ring_slots = n;
 }

@@ -27,7 +27,8 @@
  * the tail and slot[i & mask] of a struct ordsched_ring_view that the
  * caller built from its own trusted values.
  *
- * Notation: R = mask + 1 slots, ticket t's slot is t & mask, and the slot
+ * Notation: R = mask + 1 slots, ticket t's slot is
+ * ORDSCHED_RING_INDEX(t, R) (the uapi header; any bijection would do), and the slot
  * words are FREE(t), OWNED(t, id), SLEEPING(t, id), RETIRED(t) (see the
  * uapi header). Tickets compare modulo 2^64 (head, tail) and, inside a
  * word, modulo 2^46 (ordsched_ring_diff()).
@@ -43,7 +44,7 @@
  *	RETIRED(t) -> FREE(t + R)	anyone who saw tail past t
  * No other transition exists, so each word only moves forward: FREE(t),
  * OWNED/SLEEPING(t), RETIRED(t), FREE(t + R), ... Invariants: tail <= head
- * <= tail + R; slot t & mask holds a word of ticket t for every t in
+ * <= tail + R; ticket t's slot holds a word of ticket t for every t in
  * [tail, head), and a word of t or t - R at the head.
  *
  * Take. Read head h, then slot h. FREE(h): claim it with our id, then move
@@ -194,7 +195,7 @@ struct ordsched_ring_view {
 static inline __u64 *ordsched_ring_slot(const struct ordsched_ring_view *r,
 					__u64 t)
 {
-	return &r->slots[t & r->mask];
+	return &r->slots[ORDSCHED_RING_INDEX(t, r->mask + 1)];
 }
 
 static inline __u64 ordsched_ring_word(__u64 t, __u32 id, unsigned int state)
@@ -249,11 +250,19 @@ static inline int ordsched_ring_check(__u64 w, __u64 t, __u32 id)
 	return ordsched_ring_owner(w) == id ? 0 : -EPERM;
 }
 
-/* Slot @t is claimed: make sure the head is past it (idempotent help). */
+/*
+ * Slot @t is claimed: make sure the head is past it (idempotent help).
+ * *@floor is a value the head is known to have reached, valid when
+ * *@known: the head only grows, so past it there is nothing to load.
+ */
 static inline void ordsched_ring_help_head(const struct ordsched_ring_view *r,
-					   __u64 t)
+					   __u64 t, bool *known, __u64 *floor)
 {
-	if (ORDSCHED_RING_LOAD(r->head) == t)
+	if (*known && ordsched_ring_passed(*floor, t))
+		return;
+	*floor = ORDSCHED_RING_LOAD(r->head);
+	*known = true;
+	if (*floor == t)
 		ORDSCHED_RING_CAS(r->head, t, t + 1);
 }
 
@@ -311,12 +320,14 @@ static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
  * ticket one lap on, then wake the owner of the new tail if it sleeps: if
  * this call moved the tail, or @moved says that the caller (or the handle
  * it releases) may have moved it without looking. At most @budget moves.
+ * @known and @floor: a value the head has reached, if the caller knows
+ * one (see ordsched_ring_help_head()).
  * Return: false if the budget ran out with a retired slot still at the
  * tail (the caller must call again, with @moved true), true otherwise.
  */
-static inline bool ordsched_ring_advance(const struct ordsched_ring_view *r,
-					 unsigned int budget, bool moved,
-					 void *ctx)
+static inline bool __ordsched_ring_advance(const struct ordsched_ring_view *r,
+					   unsigned int budget, bool moved,
+					   bool known, __u64 floor, void *ctx)
 {
 	__u64 t, w, *slot;
 
@@ -329,7 +340,7 @@ static inline bool ordsched_ring_advance(const struct ordsched_ring_view *r,
 			break;
 		if (!budget--)
 			return false;
-		ordsched_ring_help_head(r, t);
+		ordsched_ring_help_head(r, t, &known, &floor);
 		if (ORDSCHED_RING_CAS(r->tail, t, t + 1)) {
 			moved = true;
 			ORDSCHED_RING_CAS(slot, w,
@@ -346,6 +357,14 @@ static inline bool ordsched_ring_advance(const struct ordsched_ring_view *r,
 	    ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
 		ORDSCHED_RING_WAKE(ctx, t);
 	return true;
+}
+
+/* As __ordsched_ring_advance(), knowing nothing of the head. */
+static inline bool ordsched_ring_advance(const struct ordsched_ring_view *r,
+					 unsigned int budget, bool moved,
+					 void *ctx)
+{
+	return __ordsched_ring_advance(r, budget, moved, false, 0, ctx);
 }
 
 /*
@@ -384,9 +403,13 @@ static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
 {
 	int ret = ordsched_ring_retire(r, id, t, ctx);
 
-	/* Race (a): pairs with the tail CAS in ordsched_ring_advance(). */
+	/*
+	 * Race (a): pairs with the tail CAS in ordsched_ring_advance(). The
+	 * head passed t when t was taken: the tail may move past t without
+	 * a look at the head, which every taker writes.
+	 */
 	if (!ret)
-		ordsched_ring_advance(r, ~0U, false, ctx);
+		__ordsched_ring_advance(r, ~0U, false, true, t + 1, ctx);
 	return ret;
 }
 

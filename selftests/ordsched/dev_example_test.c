@@ -107,7 +107,9 @@ TEST(ordschedctl_selftest)
 {
 	if (!have("ordschedctl"))
 		SKIP(return, "ordschedctl not in PATH");
-	EXPECT_EQ(0, sh("ordschedctl selftest"));
+	/* Its report, as TAP comments, when a check fails. */
+	EXPECT_EQ(0, sh("ordschedctl selftest > /tmp/ordschedctl-selftest.out 2>&1 || "
+			"{ sed 's/^/# /' /tmp/ordschedctl-selftest.out; exit 1; }"));
 	EXPECT_EQ(0, sh("ordschedctl demo -t 3 -n 10 > /dev/null"));
 	EXPECT_EQ(0, sh("ordschedctl --help > /dev/null"));
 	EXPECT_EQ(2, sh("ordschedctl no-such-command 2>/dev/null"));

@@ -649,7 +649,7 @@ static bool check_invariants(void)
 		     (uint64_t)W->head, (uint64_t)W->tail);
 	for (i = 0; i < R; i++) {
 		t = W->tail + i;
-		w = W->slots[t & (R - 1)];
+		w = W->slots[ORDSCHED_RING_INDEX(t, R)];
 		if (t - W->tail < W->head - W->tail) {
 			if (ordsched_ring_diff(w, t) == 0 &&
 			    ordsched_ring_state(w) != ORDSCHED_RING_FREE)
@@ -963,9 +963,10 @@ static void init_world(struct world *w)
 	w->head = cfg->start;
 	w->tail = cfg->start;
 	for (i = 0; i < cfg->slots; i++) {
-		__u64 t = cfg->start + ((i - cfg->start) & (cfg->slots - 1));
+		__u64 t = cfg->start + i;
 
-		w->slots[i] = ordsched_ring_word(t, 0, ORDSCHED_RING_FREE);
+		w->slots[ORDSCHED_RING_INDEX(t, cfg->slots)] =
+			ordsched_ring_word(t, 0, ORDSCHED_RING_FREE);
 	}
 	for (i = 0; i < cfg->parts; i++)
 		w->a[i].status = ST_RUN;

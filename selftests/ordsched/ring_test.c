@@ -197,9 +197,12 @@ TEST(setup_negotiation)
 	EXPECT_EQ(r.setup.head_offset, st->head_offset);
 	EXPECT_EQ(r.setup.slots, st->window);
 	EXPECT_TRUE(st->features & ORDSCHED_FEAT_RING);
-	/* Slot i is FREE(i). */
+	/* Ticket t's slot is FREE(t), consecutive tickets a stride apart. */
 	EXPECT_EQ(ORDSCHED_RING_WORD(0, 0, ORDSCHED_RING_FREE), r.v.slots[0]);
-	EXPECT_EQ(ORDSCHED_RING_WORD(5, 0, ORDSCHED_RING_FREE), r.v.slots[5]);
+	EXPECT_EQ(ORDSCHED_RING_WORD(1, 0, ORDSCHED_RING_FREE),
+		  r.v.slots[ORDSCHED_RING_STRIDE]);
+	EXPECT_EQ(ORDSCHED_RING_WORD(5, 0, ORDSCHED_RING_FREE),
+		  r.v.slots[ORDSCHED_RING_INDEX(5, r.setup.slots)]);
 
 	/* Offset 0 stays read-only; the ring page is shared only. */
 	p = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -154,7 +154,7 @@ part_keys() {
 # Part 5: ordered commit in userspace, a process per run (it prints its
 # own result line and fails if the commit order broke). T = 2, 4, 8
 # threads on the guest's CPUs; W = 1 and 10 us of work per item.
-COMMIT_CONTENDERS="ordsched condvar futex ring spin"
+COMMIT_CONTENDERS="ordsched ordsched-ioctl condvar futex ring spin"
 COMMIT_THREADS="2 4 8"
 COMMIT_WORK="1000 10000"
 

@@ -49,7 +49,8 @@
  *	64		struct ordsched_ring_hdr
  *	tail_offset	__u64 tail: the oldest ticket not retired
  *	head_offset	__u64 head: the next ticket to hand out
- *	slots_offset	__u64 slot[slots]: ticket t's word is slot[t % slots]
+ *	slots_offset	__u64 slot[slots]: ticket t's word is
+ *			slot[ORDSCHED_RING_INDEX(t, slots)]
  *
  * The ring page is also the domain's status page: in a ring domain,
  * mmap() at offset 0 maps this same page read-only, and the status page's
@@ -63,7 +64,8 @@
  *	bits 17..2	handle id (ORDSCHED_IOC_RING_SETUP), 0 when not owned
  *	bits 1..0	state: FREE, OWNED, SLEEPING, RETIRED
  *
- *	FREE(t)		ticket t may be taken; initially slot i is FREE(i)
+ *	FREE(t)		ticket t may be taken; initially ticket t's slot is
+ *			FREE(t) for t in [0, slots)
  *	OWNED(t, id)	handle id holds ticket t (claimed before head moved)
  *	SLEEPING(t, id)	as OWNED, and its owner waits in the kernel: whoever
  *			moves the tail onto t must call ORDSCHED_IOC_RING_WAKE
@@ -126,6 +128,17 @@
 #define ORDSCHED_RING_OWNED		1
 #define ORDSCHED_RING_SLEEPING		2
 #define ORDSCHED_RING_RETIRED		3
+
+/*
+ * Ticket t's slot: consecutive tickets are ORDSCHED_RING_STRIDE words
+ * apart (72 bytes), so the words that neighbouring tickets' holders
+ * change at once (one retires, the next waits, one more takes) are in
+ * different cache lines, as in a ring of padded slots but eight times
+ * denser. The stride is odd, so every slot serves one ticket in slots.
+ */
+#define ORDSCHED_RING_STRIDE		9
+#define ORDSCHED_RING_INDEX(ticket, slots)				\
+	((__u64)(ticket) * ORDSCHED_RING_STRIDE & ((__u64)(slots) - 1))
 
 #define ORDSCHED_RING_WORD(ticket, id, state)				\
 	(((__u64)(ticket) << ORDSCHED_RING_TICKET_SHIFT) |		\

@@ -6,9 +6,16 @@
  * ticket's turn, commit (append the ticket to a log), complete the ticket.
  * Contenders, each a sequencer a user could write or link:
  *
- *	ordsched	libordsched on /dev/ordsched: tickets from the kernel,
- *			a short spin on the mapped tail, then a sleep that
- *			only the turn's owner is woken from
+ *	ordsched	libordsched on /dev/ordsched as linked by default: on
+ *			the shared ring when the kernel offers it (take,
+ *			complete and a wait that ends while spinning make no
+ *			system call; a sleep in the kernel that only the
+ *			turn's owner is woken from, one RING_WAKE by the
+ *			completer that hands it over); robust to death
+ *	ordsched-ioctl	the same library with ORDSCHED_OPEN_NO_RING: tickets
+ *			from the kernel, one system call per take and
+ *			complete, a short spin on the mapped tail, then a
+ *			sleep that only the turn's owner is woken from
  *	condvar		a counter under a pthread mutex, one condition
  *			variable, broadcast at every completion
  *	futex		an atomic counter, FUTEX_WAIT on it, FUTEX_WAKE of all
@@ -128,9 +135,21 @@ struct seq_ops {
 
 static struct ordsched *os;
 
+/* ordsched: the library's default, the shared ring when the kernel has it. */
 static int os_init(void)
 {
 	int ret = ordsched_open(&os);
+
+	if (ret)
+		return ret;
+	run.base = ordsched_tail(os);
+	return 0;
+}
+
+/* ordsched-ioctl: the library forced onto one system call per step. */
+static int os_init_ioctl(void)
+{
+	int ret = ordsched_open_flags(&os, ORDSCHED_OPEN_NO_RING);
 
 	if (ret)
 		return ret;
@@ -155,6 +174,10 @@ static int os_complete(uint64_t t)
 
 static const struct seq_ops seq_ordsched = {
 	"ordsched", os_init, os_take, os_wait, os_complete, 1,
+};
+
+static const struct seq_ops seq_ordsched_ioctl = {
+	"ordsched-ioctl", os_init_ioctl, os_take, os_wait, os_complete, 1,
 };
 
 /* --- the userspace sequencers share a ticket dispenser ----------------- */
@@ -348,7 +371,8 @@ static const struct seq_ops seq_spin = {
 };
 
 static const struct seq_ops *const contenders[] = {
-	&seq_ordsched, &seq_condvar, &seq_futex, &seq_ring, &seq_spin,
+	&seq_ordsched, &seq_ordsched_ioctl, &seq_condvar, &seq_futex, &seq_ring,
+	&seq_spin,
 };
 
 /* --- work, commit, threads -------------------------------------------- */
@@ -472,7 +496,7 @@ int main(int argc, char **argv)
 	arg_u64(argc, argv, "duration_ms", &duration_ms);
 	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
 		fprintf(stderr,
-			"usage: %s contender=ordsched|condvar|futex|ring|spin threads=T work_ns=W [duration_ms=MS]\n",
+			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|spin threads=T work_ns=W [duration_ms=MS]\n",
 			argv[0]);
 		return 2;
 	}

@@ -13,6 +13,12 @@
  * the turn to the next chunk's worker. A worker whose chunk is out of
  * the file trashes its ticket and stops.
  *
+ * Where the kernel offers the shared ring, taking, completing and a wait
+ * whose turn comes while it spins cost no system call: the only ones left
+ * are the sleeps of a worker whose turn is far, and the wake-up its
+ * predecessor gives it. -v says which path ran and how often a worker
+ * slept in the kernel.
+ *
  * usage: ordsched-pgzip [-j THREADS] [-b CHUNK_KIB] [-l LEVEL] [-v]
  *                       INPUT [OUTPUT]
  * OUTPUT defaults to standard output.
@@ -320,11 +326,13 @@ int main(int argc, char **argv)
 	}
 	if (verbose && !ordsched_stats(job.os, &st))
 		fprintf(stderr,
-			"ordsched-pgzip: %lld bytes in %llu chunks of %zu KiB -> %llu bytes, %ld threads, %llu ms; %llu turns waited for, %llu in the kernel\n",
+			"ordsched-pgzip: %lld bytes in %llu chunks of %zu KiB -> %llu bytes, %ld threads, %llu ms; ordered %s: %llu turns waited for, %llu in the kernel\n",
 			(long long)job.size,
-			(unsigned long long)st.completed, job.chunk / 1024,
+			(unsigned long long)job.chunks, job.chunk / 1024,
 			(unsigned long long)job.bytes_out, threads,
 			(unsigned long long)(ordsched_now() - t0) / 1000000,
+			ordsched_uses_ring(job.os) ?
+			"on the shared ring" : "by system calls",
 			(unsigned long long)job.waited,
 			(unsigned long long)st.waits);
 	ordsched_close(job.os);

@@ -25,6 +25,24 @@
  * processes get their own with ordsched_new_handle() and pass its
  * descriptor (fork, SCM_RIGHTS), adopting it with ordsched_from_fd().
  *
+ * The shared ring. When the kernel offers ORDSCHED_FEAT_RING, a domain
+ * that ordsched_open() creates is a ring domain: its ticket state lives in
+ * a page every handle maps, and take, complete, trash and a wait whose
+ * turn comes while it spins cost no system call. A wait that has to sleep
+ * flags its ticket and sleeps in the kernel; a completion that moves the
+ * turn onto a sleeping ticket wakes its owner with one system call. The
+ * kernel still trashes the tickets of a dead handle. Set the environment
+ * variable ORDSCHED_NO_RING (to anything but "" or "0"), or open with
+ * ORDSCHED_OPEN_NO_RING, to use one system call per operation as before;
+ * ordsched_uses_ring() tells which path a handle takes. What the ring
+ * changes: ordsched_take_batch() takes one ticket at a time; the kernel no
+ * longer enforces api->max_held, only the ring's window; once the program
+ * can poll(2) a handle (see ordsched_fd()), handing the turn to one of its
+ * tickets costs the completer a system call;
+ * handles of one ring domain trust each other not to write garbage into
+ * the page (see uapi/linux/ordsched_ring.h): participants that do not
+ * trust each other share a domain opened with ORDSCHED_OPEN_NO_RING.
+ *
  * Every function returning int returns 0 (or a non-negative value) on
  * success and a negative errno on failure; none sets errno. Deadlines are
  * absolute CLOCK_MONOTONIC times in nanoseconds (see ordsched_now()),
@@ -57,22 +75,70 @@ struct ordsched;
  */
 int ordsched_open(struct ordsched **os);
 
+/* Flags of ordsched_open_flags() and ordsched_from_fd_flags(). */
+#define ORDSCHED_OPEN_NO_RING	1U	/* the ioctl path, never the ring */
+
+/**
+ * ordsched_open_flags() - ordsched_open(), with flags
+ * @os: where to store the handle
+ * @flags: 0 or ORDSCHED_OPEN_NO_RING
+ *
+ * With ORDSCHED_OPEN_NO_RING the new domain never gets a ring, whoever
+ * its handles are passed to (the library makes and drops a second handle
+ * at once, which rules the ring out): every handle of it checks ownership
+ * against the kernel's records, and ordsched_take_batch() takes real
+ * batches. The environment variable ORDSCHED_NO_RING only keeps this
+ * process's handles off the ring.
+ *
+ * Return: as ordsched_open(); -EINVAL for an unknown flag.
+ */
+int ordsched_open_flags(struct ordsched **os, unsigned int flags);
+
 /**
  * ordsched_from_fd() - adopt a descriptor of a handle
  * @fd: a descriptor of /dev/ordsched or of ordsched_new_handle(); the
  *	handle owns it from now on, even on failure
  * @os: where to store the handle
  *
+ * The handle is pollable from the start: see ordsched_fd().
+ *
  * Return: 0; -ENOTTY when @fd is not an ordsched handle; as ordsched_open().
  */
 int ordsched_from_fd(int fd, struct ordsched **os);
+
+/**
+ * ordsched_from_fd_flags() - ordsched_from_fd(), with flags
+ * @fd: as for ordsched_from_fd()
+ * @flags: 0 or ORDSCHED_OPEN_NO_RING
+ * @os: where to store the handle
+ *
+ * Without ORDSCHED_OPEN_NO_RING (and ORDSCHED_NO_RING unset), the handle
+ * uses the ring when its domain has one, or can still get one (its first
+ * handle, before any other handle or ticket): adopting a fresh descriptor
+ * of /dev/ordsched makes its domain a ring domain. With it, the handle
+ * takes the ioctl path, which works in any domain (in a ring domain the
+ * kernel runs the ring's protocol for it).
+ *
+ * Return: as ordsched_from_fd(); -EINVAL for an unknown flag (@fd is
+ * closed).
+ */
+int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **os);
+
+/**
+ * ordsched_uses_ring() - does a handle take the shared ring's path?
+ * @os: the handle
+ *
+ * Return: 1 when take, complete, trash and wait run on the shared ring,
+ * 0 when each is a system call.
+ */
+int ordsched_uses_ring(const struct ordsched *os);
 
 /**
  * ordsched_new_handle() - another handle on the same domain
  * @os: a handle
  * @out: where to store the new handle; its descriptor is close-on-exec
  *
- * The new handle holds no ticket. Give it to another process (fork, or
+ * The new handle holds no ticket; it takes the ring when @os does. Give it to another process (fork, or
  * ordsched_fd() over a UNIX socket) so that its tickets are trashed when
  * that process dies, and not when the whole domain goes.
  *
@@ -84,7 +150,7 @@ int ordsched_new_handle(struct ordsched *os, struct ordsched **out);
  * ordsched_close() - release a handle
  * @os: the handle, or NULL
  *
- * Unmaps the status page and closes the descriptor; tickets the handle
+ * Unmaps the status page (and the ring) and closes the descriptor; tickets the handle
  * still holds are trashed by the kernel once no other descriptor of it
  * is open. No other thread may use @os any more.
  */
@@ -94,8 +160,14 @@ void ordsched_close(struct ordsched *os);
  * ordsched_fd() - the descriptor of a handle
  * @os: the handle
  *
- * For poll(2): it reports POLLIN while the handle holds the tail, i.e.
- * when the turn of its oldest ticket has come.
+ * For poll(2), select(2) and epoll: it reports POLLIN while the handle
+ * holds the tail, i.e. when the turn of its oldest ticket has come. On a
+ * handle that uses the ring, the first call makes the handle pollable:
+ * from then on, each of its tickets is flagged in the ring, so that the
+ * thread that hands the turn over to it (from any handle) enters the
+ * kernel to wake the pollers, one system call per turn. A handle adopted
+ * with ordsched_from_fd() is pollable from the start (the caller knows
+ * the descriptor). Handles nobody polls cost no system call.
  *
  * Return: the descriptor, owned by @os.
  */
@@ -115,6 +187,11 @@ const struct ordsched_api *ordsched_api(const struct ordsched *os);
  * @os: the handle
  * @spins: reads of the mapped tail before the system call; 0 never spins
  *
+ * On the ring, a wait does not spin when the process may run on a single
+ * CPU, nor while the domain has more tickets out than the process has
+ * CPUs (their holders would then wait for the CPU a spinner takes): it
+ * sleeps in the kernel.
+ *
  * The default, ORDSCHED_DEFAULT_SPIN, lasts from about one to a few
  * microseconds (a pause instruction takes 10 to 140 cycles, by CPU):
  * enough to catch a turn handed over by a thread that is running, short
@@ -130,7 +207,10 @@ void ordsched_set_spin(struct ordsched *os, unsigned int spins);
  * @ticket: where to store it
  *
  * Return: 0; -EAGAIN when the handle holds api->max_held tickets or the
- * domain's window is full (wait for earlier tickets to retire).
+ * domain's window is full (wait for earlier tickets to retire). On the
+ * ring: -EAGAIN only when the ring's window (its slots) is full, which
+ * can last until a retirer moves the tail; -EIO when the page was
+ * scribbled on.
  */
 int ordsched_take(struct ordsched *os, uint64_t *ticket);
 
@@ -141,7 +221,9 @@ int ordsched_take(struct ordsched *os, uint64_t *ticket);
  * @first: where to store the first; the handle holds @first to
  *	@first + @count - 1
  *
- * Return: 0; -EINVAL for a bad @count; -EAGAIN as ordsched_take().
+ * Return: 0; -EINVAL for a bad @count, and on the ring for any @count
+ * but 1 (the ring hands out one ticket at a time: open the domain with
+ * ORDSCHED_OPEN_NO_RING to take batches); -EAGAIN as ordsched_take().
  */
 int ordsched_take_batch(struct ordsched *os, unsigned int count,
 			uint64_t *first);
@@ -154,7 +236,8 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  *
  * Spins briefly on the mapped tail (no system call when the turn comes
  * quickly), then sleeps in the kernel until the turn comes, only woken
- * for it.
+ * for it. On the ring the spin answers for any handle's ticket, from the
+ * ring's slot words (the same answers as the kernel's).
  *
  * Return: 0 when it is @ticket's turn; -ETIMEDOUT; -EINTR when a signal
  * handler without SA_RESTART ran; -EPERM when another handle holds
@@ -191,7 +274,10 @@ int ordsched_complete(struct ordsched *os, uint64_t ticket);
  * @first: the first
  * @count: 1 to api->max_batch
  *
- * All or nothing: if one ticket cannot be completed, none is.
+ * All or nothing: if one ticket cannot be completed, none is. On the
+ * ring the tickets are checked, then retired one by one: another thread
+ * of the handle retiring one of them meanwhile stops the range with
+ * -EALREADY, the earlier ones completed.
  *
  * Return: as ordsched_complete(); -EINVAL for a bad @count.
  */
@@ -226,7 +312,8 @@ int ordsched_trash_batch(struct ordsched *os, uint64_t first,
  * @next: the ticket to wait for, or ORDSCHED_NO_TICKET
  * @deadline_ns: as for ordsched_wait()
  *
- * One system call for the two steps of an ordered loop. When it fails,
+ * One system call for the two steps of an ordered loop (none on the
+ * ring unless the wait sleeps or the completion wakes a sleeper). When it fails,
  * *@ticket tells whether the completion was done, so that calling again
  * after -EINTR or -ETIMEDOUT only waits.
  *
@@ -260,6 +347,9 @@ uint64_t ordsched_head(const struct ordsched *os);
  * ordsched_stats() - counters of the domain and of the handle
  * @os: the handle
  * @st: filled in
+ *
+ * On the ring, taken, completed and trashed count only the operations
+ * that went through the kernel (see uapi/linux/ordsched_ring.h).
  *
  * Return: 0, or a negative errno.
  */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /* libordsched: handles, their descriptors and the status page. */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,10 +36,83 @@ static int os_setup(struct ordsched *os)
 	return 0;
 }
 
-int ordsched_from_fd(int fd, struct ordsched **out)
+/* ORDSCHED_NO_RING set to anything but "" or "0" forces the ioctl path. */
+static bool os_want_ring(unsigned int flags)
 {
-	struct ordsched *os = calloc(1, sizeof(*os));
+	const char *env = getenv("ORDSCHED_NO_RING");
+
+	if (flags & ORDSCHED_OPEN_NO_RING)
+		return false;
+	return !env || !*env || !strcmp(env, "0");
+}
+
+/* The CPUs this process may run on: spinning needs a second one. */
+static unsigned int os_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+/*
+ * Give the handle an id in the domain's ring and map the ring page. Any
+ * failure leaves the handle on the ioctl path, which works in every
+ * domain: EBUSY (a domain that never had a ring and can no longer get
+ * one), ENOSPC, a page whose layout makes no sense.
+ */
+static void os_ring_setup(struct ordsched *os)
+{
+	struct ordsched_ring_setup rs = { 0 };
+	char *page;
+	void *map;
+
+	if (!(os->api.features & ORDSCHED_FEAT_RING) ||
+	    os_ioctl(os, ORDSCHED_IOC_RING_SETUP, &rs))
+		return;
+	if (!rs.id || !rs.slots || (rs.slots & (rs.slots - 1)) ||
+	    rs.head_offset % 8 || rs.tail_offset % 8 || rs.slots_offset % 8 ||
+	    rs.head_offset + 8 > rs.size || rs.tail_offset + 8 > rs.size ||
+	    rs.slots_offset > rs.size ||
+	    (rs.size - rs.slots_offset) / 8 < rs.slots)
+		return;
+	os->ring_waiters = calloc(rs.slots, sizeof(*os->ring_waiters));
+	if (!os->ring_waiters)
+		return;
+	map = mmap(NULL, rs.size, PROT_READ | PROT_WRITE, MAP_SHARED, os->fd,
+		   rs.mmap_offset);
+	if (map == MAP_FAILED) {
+		free(os->ring_waiters);
+		os->ring_waiters = NULL;
+		return;
+	}
+	page = map;
+	os->ring_size = rs.size;
+	os->ring_id = rs.id;
+	os->view.head = (__u64 *)(page + rs.head_offset);
+	os->view.tail = (__u64 *)(page + rs.tail_offset);
+	os->view.slots = (__u64 *)(page + rs.slots_offset);
+	os->view.mask = rs.slots - 1;
+	/* The status page's words are the ring's: read them here. */
+	os->tail = (const uint64_t *)os->view.tail;
+	os->head = (const uint64_t *)os->view.head;
+	os->ring_map = map;
+}
+
+static int os_from_fd(int fd, unsigned int flags, int pollable,
+		      struct ordsched **out)
+{
+	struct ordsched *os;
 	int ret;
+
+	if (flags & ~ORDSCHED_OPEN_NO_RING) {
+		close(fd);
+		return -EINVAL;
+	}
+	os = calloc(1, sizeof(*os));
 
 	if (!os) {
 		close(fd);
@@ -46,6 +120,7 @@ int ordsched_from_fd(int fd, struct ordsched **out)
 	}
 	os->fd = fd;
 	os->spin = ORDSCHED_DEFAULT_SPIN;
+	os->ncpus = os_cpus();
 	ret = os_setup(os);
 	if (!ret) {
 		os->owned = calloc((os->api.window + 63) / 64,
@@ -55,6 +130,9 @@ int ordsched_from_fd(int fd, struct ordsched **out)
 			ret = -ENOMEM;
 		}
 	}
+	if (!ret && os_want_ring(flags))
+		os_ring_setup(os);
+	os->pollable = pollable;
 	if (ret) {
 		close(fd);
 		free(os);
@@ -64,13 +142,53 @@ int ordsched_from_fd(int fd, struct ordsched **out)
 	return 0;
 }
 
-int ordsched_open(struct ordsched **os)
+/* The caller knows the descriptor: it may poll it from the start. */
+int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 {
-	int fd = open(DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	return os_from_fd(fd, flags, 1, out);
+}
 
+int ordsched_from_fd(int fd, struct ordsched **os)
+{
+	return os_from_fd(fd, 0, 1, os);
+}
+
+int ordsched_open_flags(struct ordsched **os, unsigned int flags)
+{
+	struct ordsched_new_handle nh = { .flags = ORDSCHED_HANDLE_CLOEXEC };
+	int fd, ret;
+
+	if (flags & ~ORDSCHED_OPEN_NO_RING)
+		return -EINVAL;
+	fd = open(DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	return ordsched_from_fd(fd, os);
+	ret = os_from_fd(fd, flags, 0, os);
+	if (ret || !(flags & ORDSCHED_OPEN_NO_RING))
+		return ret;
+	/*
+	 * A domain that has had a second handle can never become a ring
+	 * domain: so that nobody this handle is passed to can make it one
+	 * (and the ownership checks stay the kernel's), make one and drop it.
+	 */
+	fd = os_ioctl(*os, ORDSCHED_IOC_NEW_HANDLE, &nh);
+	if (fd < 0) {
+		ordsched_close(*os);
+		*os = NULL;
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
+
+int ordsched_open(struct ordsched **os)
+{
+	return ordsched_open_flags(os, 0);
+}
+
+int ordsched_uses_ring(const struct ordsched *os)
+{
+	return os_ring(os);
 }
 
 int ordsched_new_handle(struct ordsched *os, struct ordsched **out)
@@ -80,21 +198,52 @@ int ordsched_new_handle(struct ordsched *os, struct ordsched **out)
 
 	if (fd < 0)
 		return fd;
-	return ordsched_from_fd(fd, out);
+	/* The new handle takes the path of the one it comes from. */
+	return os_from_fd(fd, os_ring(os) ? 0 : ORDSCHED_OPEN_NO_RING, 0, out);
 }
 
 void ordsched_close(struct ordsched *os)
 {
 	if (!os)
 		return;
+	if (os->ring_map)
+		munmap(os->ring_map, os->ring_size);
 	munmap((void *)os->status, os->api.status_size);
 	close(os->fd);
+	free(os->ring_waiters);
 	free(os->owned);
 	free(os);
 }
 
+/*
+ * Whoever asks for the descriptor may poll it: on the ring, flag the
+ * handle's tickets from now on (os->pollable is the library's own state,
+ * not part of what the const promises the caller). The seq_cst store
+ * before the scan pairs with a take's claim before its load of
+ * os->pollable (see os_ring_flag()). Tickets of another process sharing
+ * the handle may get flagged too: that costs them a wake-up call, no
+ * more.
+ */
 int ordsched_fd(const struct ordsched *os)
 {
+	struct ordsched *w = (struct ordsched *)os;
+	__u64 t, tail, n, i;
+
+	if (!os_ring(w) || __atomic_load_n(&w->pollable, __ATOMIC_RELAXED))
+		return os->fd;
+	__atomic_store_n(&w->pollable, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * From the tail to the head included: a taker that claimed the slot
+	 * at the head and has not moved it yet may have read pollable 0.
+	 */
+	tail = os_ring_load(w->view.tail);
+	n = os_ring_load(w->view.head) - tail;
+	for (i = 0; n <= w->view.mask + 1 && i <= n; i++) {
+		t = tail + i;
+		if (os_ring_load(ordsched_ring_slot(&w->view, t)) ==
+		    ordsched_ring_word(t, w->ring_id, ORDSCHED_RING_OWNED))
+			os_ring_flag(w, t);
+	}
 	return os->fd;
 }
 

@@ -4,10 +4,57 @@
 #define LIBORDSCHED_INTERNAL_H
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 
+#include <linux/ordsched_ring.h>
+
 #include "libordsched.h"
+
+/*
+ * The ring protocol, shared with the module. Loads are seq_cst, not
+ * acquire: races (a) and (b) of ring_proto.h are store buffer tests, which
+ * C11 orders only between seq_cst operations.
+ */
+struct ordsched;
+
+struct os_ring_ctx {
+	struct ordsched *os;
+	uint64_t deadline_ns;
+};
+
+static inline __u64 os_ring_load(__u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+static inline bool os_ring_cas(__u64 *p, __u64 old, __u64 new)
+{
+	return __atomic_compare_exchange_n(p, &old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static inline void os_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+void os_ring_wake(void *ctx, __u64 t);
+int os_ring_sleep(void *ctx, __u64 t);
+
+#define ORDSCHED_RING_LOAD(p)		os_ring_load(p)
+#define ORDSCHED_RING_CAS(p, o, n)	os_ring_cas((p), (o), (n))
+#define ORDSCHED_RING_WAKE(ctx, t)	os_ring_wake((ctx), (t))
+#define ORDSCHED_RING_SLEEP(ctx, t)	os_ring_sleep((ctx), (t))
+#define ORDSCHED_RING_RELAX()		os_cpu_relax()
+
+#include "ring_proto.h"
 
 struct ordsched {
 	int fd;
@@ -17,14 +64,36 @@ struct ordsched {
 	const uint64_t *head;
 	struct ordsched_api api;
 	/*
-	 * The tickets this process took on this handle and has not retired,
-	 * one bit per ticket, ticket t at bit t % api.window: the spin path
-	 * of a wait returns 0 only for these. For any other ticket (another
+	 * On the ioctl path, the tickets this process took on this handle
+	 * and has not retired, one bit per ticket, ticket t at bit
+	 * t % api.window: the spin path of a wait returns 0 only for these
+	 * (on the ring, the slot words say whose a ticket is). For any other ticket (another
 	 * handle's, never issued, already retired, or taken by another
 	 * process sharing the handle) the kernel answers, so both paths give
 	 * the same result.
 	 */
 	uint64_t *owned;
+	/*
+	 * The shared ring (ORDSCHED_FEAT_RING), when this handle uses it:
+	 * take, complete, trash and a wait whose turn comes while it spins
+	 * run the protocol of module/ring_proto.h on the mapped page, with
+	 * no system call. ring_map is NULL on the ioctl path.
+	 */
+	void *ring_map;
+	size_t ring_size;
+	uint32_t ring_id;
+	struct ordsched_ring_view view;
+	/* Threads of this process waiting per slot: see ring_wait(). */
+	unsigned int *ring_waiters;
+	/*
+	 * Set once the program may poll(2) the descriptor (it asked for it
+	 * with ordsched_fd(), or gave it with ordsched_from_fd()): from then
+	 * on, every ticket of the handle stays flagged SLEEPING, so that the
+	 * thread that moves the tail onto it has the kernel wake the pollers.
+	 */
+	int pollable;
+	/* The CPUs this process may use: spinning needs a second one. */
+	unsigned int ncpus;
 };
 
 static inline void os_own(struct ordsched *os, uint64_t first,
@@ -62,5 +131,12 @@ static inline int os_ioctl(const struct ordsched *os, unsigned long cmd,
 
 /* wait.c */
 uint64_t os_load(const uint64_t *word);
+void os_ring_flag(struct ordsched *os, uint64_t ticket);
+
+
+static inline bool os_ring(const struct ordsched *os)
+{
+	return os->ring_map != NULL;
+}
 
 #endif /* LIBORDSCHED_INTERNAL_H */

@@ -1,13 +1,33 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
-/* libordsched: taking, completing and trashing tickets. */
+/*
+ * libordsched: taking, completing and trashing tickets. With the shared
+ * ring (ring_map set) they run the protocol of module/ring_proto.h on the
+ * mapped page and cost no system call, unless a completion moves the tail
+ * onto a ticket whose owner sleeps in the kernel (one ORDSCHED_IOC_RING_WAKE).
+ */
 #include "internal.h"
 
 int ordsched_take_batch(struct ordsched *os, unsigned int count,
 			uint64_t *first)
 {
 	struct ordsched_take take = { .count = count };
-	int ret = os_ioctl(os, ORDSCHED_IOC_TAKE, &take);
+	__u64 t;
+	int ret;
 
+	if (os_ring(os)) {
+		/* The ring hands out one ticket at a time (the kernel too). */
+		if (count != 1)
+			return -EINVAL;
+		ret = ordsched_ring_take(&os->view, os->ring_id, &t);
+		if (ret)
+			return ret;
+		/* Pairs with the store in ordsched_fd(): see os_ring_flag(). */
+		if (__atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST))
+			os_ring_flag(os, t);
+		*first = t;
+		return 0;
+	}
+	ret = os_ioctl(os, ORDSCHED_IOC_TAKE, &take);
 	if (!ret) {
 		os_own(os, take.first, count, 1);
 		*first = take.first;
@@ -20,12 +40,46 @@ int ordsched_take(struct ordsched *os, uint64_t *ticket)
 	return ordsched_take_batch(os, 1, ticket);
 }
 
+/*
+ * Complete or trash (the ring knows no difference) @count tickets from
+ * @first: all are checked first, as the kernel does, then retired one by
+ * one; another thread of the handle retiring one meanwhile stops the
+ * range with EALREADY, as in the kernel's ring domain.
+ */
+static int ring_retire(struct ordsched *os, uint64_t first, unsigned int count)
+{
+	struct os_ring_ctx ctx = { .os = os };
+	unsigned int i;
+	int ret;
+
+	if (!count || count > os->api.max_batch)
+		return -EINVAL;
+	/* One ticket: the retire checks it, no need to look twice. */
+	for (i = 0; count > 1 && i < count; i++) {
+		ret = ordsched_ring_check(os_ring_load(ordsched_ring_slot(&os->view,
+								  first + i)),
+					  first + i, os->ring_id);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < count; i++) {
+		ret = ordsched_ring_complete(&os->view, os->ring_id, first + i,
+					     &ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int ordsched_complete_batch(struct ordsched *os, uint64_t first,
 			    unsigned int count)
 {
 	struct ordsched_range r = { .ticket = first, .count = count };
-	int ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE, &r);
+	int ret;
 
+	if (os_ring(os))
+		return ring_retire(os, first, count);
+	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE, &r);
 	if (!ret)
 		os_own(os, first, count, 0);
 	return ret;
@@ -40,8 +94,11 @@ int ordsched_trash_batch(struct ordsched *os, uint64_t first,
 			 unsigned int count)
 {
 	struct ordsched_range r = { .ticket = first, .count = count };
-	int ret = os_ioctl(os, ORDSCHED_IOC_TRASH, &r);
+	int ret;
 
+	if (os_ring(os))
+		return ring_retire(os, first, count);
+	ret = os_ioctl(os, ORDSCHED_IOC_TRASH, &r);
 	if (!ret)
 		os_own(os, first, count, 0);
 	return ret;

@@ -5,19 +5,17 @@
  * previous ticket is running and about to complete; then a sleep in the
  * kernel, which wakes only the waiter whose turn came. A futex cannot do
  * the second part: the kernel refuses shared futexes on a driver's page.
+ *
+ * With the shared ring, the spin also costs no system call when the turn
+ * comes during it, whatever the handle; the sleep flags the slot SLEEPING
+ * first, so that whoever moves the tail onto the ticket wakes it
+ * (ORDSCHED_IOC_RING_WAIT, ORDSCHED_IOC_RING_WAKE).
  */
 #include <time.h>
 
 #include "internal.h"
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
+#define cpu_relax os_cpu_relax
 
 /*
  * An acquire load of a u64 the kernel writes with single release stores.
@@ -58,11 +56,122 @@ int ordsched_is_turn(const struct ordsched *os, uint64_t ticket)
 	return ordsched_tail(os) == ticket;
 }
 
+/* ORDSCHED_RING_WAKE: only called when the ticket's owner flagged it. */
+void os_ring_wake(void *ctx, __u64 t)
+{
+	struct os_ring_ctx *c = ctx;
+	struct ordsched_ring_wake wk = { .ticket = t };
+
+	os_ioctl(c->os, ORDSCHED_IOC_RING_WAKE, &wk);
+}
+
+/* ORDSCHED_RING_SLEEP: the slot is flagged SLEEPING. */
+int os_ring_sleep(void *ctx, __u64 t)
+{
+	struct os_ring_ctx *c = ctx;
+	struct ordsched_ring_wait rw = {
+		.ticket = t, .deadline_ns = c->deadline_ns,
+	};
+
+	return os_ioctl(c->os, ORDSCHED_IOC_RING_WAIT, &rw);
+}
+
+/*
+ * How many times to look at the tail before sleeping: spinning only pays
+ * while the thread that will hand the turn over runs on another CPU. So
+ * none when this process may use a single CPU, nor when the domain has
+ * more tickets out than this process has CPUs: more threads at work than
+ * CPUs, and a spinner would take the CPU that a holder needs. Two loads
+ * of words every wait reads anyway; counting spinners or held tickets
+ * would add stores to a shared line on every take, wait and complete.
+ */
+static unsigned int spin_budget(const struct ordsched *os)
+{
+	unsigned int spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
+
+	if (!spin || os->ncpus < 2 ||
+	    os_ring_load(os->view.head) - os_ring_load(os->view.tail) >
+	    os->ncpus)
+		return 0;
+	return spin;
+}
+
+/*
+ * Flag @ticket, which this handle holds, SLEEPING for a poller, and have
+ * the kernel wake the pollers if its turn came before the flag: race (b)
+ * of ring_proto.h, the flag CAS then the tail load against the mover's
+ * tail CAS then slot load. Also pairs with ordsched_fd(), which sets
+ * os->pollable and then flags the tickets it finds, as a take claims its
+ * slot and then reads os->pollable: one of the two flags each ticket.
+ */
+void os_ring_flag(struct ordsched *os, uint64_t ticket)
+{
+	struct os_ring_ctx ctx = { .os = os };
+	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
+
+	if (os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
+						 ORDSCHED_RING_OWNED),
+			ordsched_ring_word(ticket, os->ring_id,
+					   ORDSCHED_RING_SLEEPING)) &&
+	    os_ring_load(os->view.tail) == ticket)
+		os_ring_wake(&ctx, ticket);
+}
+
+/*
+ * The ring's wait. ring_proto.h allows one waiting thread per ticket: the
+ * first to leave takes the SLEEPING flag back. Threads of this process
+ * that wait for the same ticket count themselves in ring_waiters, and
+ * one that leaves while others still wait flags the slot again, then
+ * wakes them itself if the tail got there meanwhile (race (b) again:
+ * the mover that CASes the tail onto it then looks at the slot). A
+ * pollable handle's tickets keep their flag the same way; when the wait
+ * returns 0 the mover saw the flag and woke the pollers already.
+ */
+static int ring_wait(struct ordsched *os, uint64_t ticket,
+		     uint64_t deadline_ns)
+{
+	struct os_ring_ctx ctx = { .os = os, .deadline_ns = deadline_ns };
+	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
+	unsigned int *waiters = &os->ring_waiters[ticket & os->view.mask];
+	unsigned int spin, others;
+	__u64 tail = ticket + 1;
+	int ret;
+
+	ret = ordsched_ring_check(os_ring_load(slot), ticket, os->ring_id);
+	if (ret)
+		return ret;
+	for (spin = spin_budget(os); spin; spin--) {
+		tail = os_ring_load(os->view.tail);
+		if (tail == ticket || ordsched_ring_passed(tail, ticket))
+			break;
+		cpu_relax();
+	}
+	/* The turn: still ours? (retired by another thread: EALREADY) */
+	if (tail == ticket)
+		return ordsched_ring_check(os_ring_load(slot), ticket,
+					   os->ring_id);
+	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+	ret = ordsched_ring_wait(&os->view, os->ring_id, ticket, 0, &ctx);
+	others = __atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+	if ((others || __atomic_load_n(&os->pollable, __ATOMIC_RELAXED)) &&
+	    os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
+						 ORDSCHED_RING_OWNED),
+			ordsched_ring_word(ticket, os->ring_id,
+					   ORDSCHED_RING_SLEEPING)) &&
+	    (others || ret) && os_ring_load(os->view.tail) == ticket)
+		os_ring_wake(&ctx, ticket);
+	return ret;
+}
+
 int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
 {
 	struct ordsched_wait w = { .ticket = ticket, .deadline_ns = deadline_ns };
-	unsigned int i, spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
+	unsigned int i, spin;
 	uint64_t tail;
+
+	if (os_ring(os))
+		return ring_wait(os, ticket, deadline_ns);
+	spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
 
 	/* Only a ticket we hold can be our turn without asking the kernel. */
 	if (!os_owns(os, ticket))
@@ -85,7 +194,19 @@ int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
 	struct ordsched_complete_wait cw = {
 		.ticket = *ticket, .next = next, .deadline_ns = deadline_ns,
 	};
-	int ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
+	int ret;
+
+	if (os_ring(os)) {
+		if (*ticket != ORDSCHED_NO_TICKET) {
+			ret = ordsched_complete(os, *ticket);
+			if (ret)
+				return ret;
+			*ticket = ORDSCHED_NO_TICKET;
+		}
+		return next == ORDSCHED_NO_TICKET ? 0 :
+		       ordsched_wait(os, next, deadline_ns);
+	}
+	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
 
 	/* The kernel wrote ORDSCHED_NO_TICKET back once it completed. */
 	if (*ticket != ORDSCHED_NO_TICKET && cw.ticket == ORDSCHED_NO_TICKET)

@@ -54,7 +54,8 @@ int cmd_stats(int argc, char **argv)
 	ret = grab_fd(pid, fd);
 	if (ret < 0)
 		return fail("cannot get the descriptor", ret);
-	ret = ordsched_from_fd(ret, &os);
+	/* An observer: never make the domain a ring domain, nor take an id. */
+	ret = ordsched_from_fd_flags(ret, ORDSCHED_OPEN_NO_RING, &os);
 	if (ret == -ENOTTY)
 		return fail("not an ordsched descriptor", ret);
 	if (ret)

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libordsched on the shared ring (ORDSCHED_FEAT_RING), and the same
+ * scenarios forced onto the ioctl path: commits in order from several
+ * threads and from several processes; take, complete and an uncontended
+ * wait cost no system call on the ring (ioctl is wrapped and counted);
+ * a process killed holding a ticket is released and the others go on,
+ * whether they sleep at the time or wait afterwards; poll(2) and epoll on
+ * a ring handle's descriptor are woken when its turn comes, whichever
+ * thread moves the tail and whenever the program asked for the
+ * descriptor. Built with the
+ * library's sources and -Wl,--wrap=ioctl.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "libordsched.h"
+
+#define SEC	1000000000ULL
+
+static long nr_ioctls;
+
+int __real_ioctl(int fd, unsigned long cmd, ...);
+
+int __wrap_ioctl(int fd, unsigned long cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	__atomic_add_fetch(&nr_ioctls, 1, __ATOMIC_RELAXED);
+	return __real_ioctl(fd, cmd, arg);
+}
+
+/* Open on the path asked for; SKIP the ring when the kernel lacks it. */
+static int open_mode(struct __test_metadata *_metadata, unsigned int flags,
+		     struct ordsched **os)
+{
+	int ret = ordsched_open_flags(os, flags);
+
+	if (ret)
+		return ret;
+	if (!(flags & ORDSCHED_OPEN_NO_RING) && !ordsched_uses_ring(*os)) {
+		ordsched_close(*os);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+#define THREADS	4
+/*
+ * Tickets per thread: fewer where every item costs system calls (the
+ * ioctl path, a pollable ring handle), which the debug kernel under a
+ * busy host makes slow.
+ */
+#define ROUNDS		3000
+#define SLOW_ROUNDS	1000
+
+struct order_run {
+	struct ordsched *os;
+	uint64_t base;
+	uint64_t next;		/* written only in turn */
+	int rounds;
+	int errors;
+};
+
+static void *order_thread(void *arg)
+{
+	struct order_run *r = arg;
+	uint64_t t;
+	int i;
+
+	for (i = 0; i < r->rounds; i++) {
+		if (ordsched_take(r->os, &t) ||
+		    ordsched_wait(r->os, t, ordsched_deadline_in(10 * SEC))) {
+			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+			return NULL;
+		}
+		/* Plain accesses: the ring's ordering alone protects them. */
+		if (r->next != t - r->base)
+			r->errors++;
+		r->next++;
+		if (ordsched_complete(r->os, t)) {
+			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * @pollable: ask for the descriptor first, so that every ticket is flagged
+ * for a poller and every hand-over enters the kernel.
+ */
+static void order_threads(struct __test_metadata *_metadata,
+			  unsigned int flags, int pollable)
+{
+	struct order_run r = { 0 };
+	pthread_t th[THREADS];
+	uint64_t t0;
+	long calls;
+	int i, ret;
+
+	ret = open_mode(_metadata, flags, &r.os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	if (pollable)
+		ASSERT_LE(0, ordsched_fd(r.os));
+	r.rounds = flags || pollable ? SLOW_ROUNDS : ROUNDS;
+	r.base = ordsched_tail(r.os);
+	calls = __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED);
+	t0 = ordsched_now();
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, order_thread, &r));
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	TH_LOG("%d x %d tickets in %llu ms, %ld system calls", THREADS,
+	       r.rounds, (unsigned long long)(ordsched_now() - t0) / 1000000,
+	       __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED) - calls);
+	EXPECT_EQ(0, r.errors);
+	EXPECT_EQ(THREADS * r.rounds, r.next);
+	EXPECT_EQ(r.base + THREADS * r.rounds, ordsched_tail(r.os));
+	EXPECT_EQ(ordsched_head(r.os), ordsched_tail(r.os));
+	ordsched_close(r.os);
+}
+
+TEST(order_threads_ring)
+{
+	order_threads(_metadata, 0, 0);
+}
+
+TEST(order_threads_ring_pollable)
+{
+	order_threads(_metadata, 0, 1);
+}
+
+TEST(order_threads_ioctl)
+{
+	order_threads(_metadata, ORDSCHED_OPEN_NO_RING, 0);
+}
+
+/*
+ * ordschedctl selftest's loop: complete the last ticket only when
+ * waiting for the next (ordsched_complete_wait()), so that every thread
+ * holds one or two tickets. Times itself: both paths should be quick.
+ */
+static void *cw_thread(void *arg)
+{
+	struct order_run *r = arg;
+	uint64_t t, done = ORDSCHED_NO_TICKET;
+	int i;
+
+	for (i = 0; i < r->rounds; i++) {
+		if (ordsched_take(r->os, &t) ||
+		    ordsched_complete_wait(r->os, &done, t,
+					   ordsched_deadline_in(20 * SEC))) {
+			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (r->next != t - r->base)
+			r->errors++;
+		r->next++;
+		done = t;
+	}
+	if (done != ORDSCHED_NO_TICKET && ordsched_complete(r->os, done))
+		__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void complete_wait_threads(struct __test_metadata *_metadata,
+				  unsigned int flags)
+{
+	struct order_run r = { 0 };
+	struct ordsched_stats st;
+	pthread_t th[THREADS];
+	uint64_t t0;
+	int i, ret;
+
+	ret = open_mode(_metadata, flags, &r.os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	r.rounds = flags ? SLOW_ROUNDS : ROUNDS;
+	r.base = ordsched_tail(r.os);
+	t0 = ordsched_now();
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, cw_thread, &r));
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	ASSERT_EQ(0, ordsched_stats(r.os, &st));
+	TH_LOG("%s: %d x %d tickets in %llu ms, %llu sleeps, %llu wakeups",
+	       flags ? "ioctl" : "ring", THREADS, r.rounds,
+	       (unsigned long long)(ordsched_now() - t0) / 1000000,
+	       (unsigned long long)st.waits, (unsigned long long)st.wakeups);
+	EXPECT_EQ(0, r.errors);
+	EXPECT_EQ(THREADS * r.rounds, r.next);
+	EXPECT_EQ(r.base + THREADS * r.rounds, ordsched_tail(r.os));
+	EXPECT_EQ(0, st.held);
+	ordsched_close(r.os);
+}
+
+TEST(complete_wait_threads_ring)
+{
+	complete_wait_threads(_metadata, 0);
+}
+
+TEST(complete_wait_threads_ioctl)
+{
+	complete_wait_threads(_metadata, ORDSCHED_OPEN_NO_RING);
+}
+
+#define PROCS	3
+#define PROUNDS	2000
+
+/* Each process on its own handle; the log lives in shared memory. */
+static void order_processes(struct __test_metadata *_metadata,
+			    unsigned int flags)
+{
+	struct ordsched *os, *h[PROCS];
+	uint64_t *shared, base;
+	int i, j, status, ret;
+	pid_t pid[PROCS];
+
+	ret = open_mode(_metadata, flags, &os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	base = ordsched_tail(os);
+	for (i = 0; i < PROCS; i++) {
+		ASSERT_EQ(0, ordsched_new_handle(os, &h[i]));
+		ASSERT_EQ(ordsched_uses_ring(os), ordsched_uses_ring(h[i]));
+	}
+	for (i = 0; i < PROCS; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i]) {
+			uint64_t t;
+			int bad = 0;
+
+			for (j = 0; j < PROUNDS && !bad; j++) {
+				if (ordsched_take(h[i], &t) ||
+				    ordsched_wait(h[i], t,
+						  ordsched_deadline_in(10 * SEC))) {
+					bad = 1;
+					break;
+				}
+				if (shared[0] != t - base)
+					bad = 1;
+				shared[0]++;
+				if (ordsched_complete(h[i], t))
+					bad = 1;
+			}
+			_exit(bad);
+		}
+	}
+	for (i = 0; i < PROCS; i++)
+		ordsched_close(h[i]);
+	for (i = 0; i < PROCS; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	EXPECT_EQ(PROCS * PROUNDS, shared[0]);
+	EXPECT_EQ(base + PROCS * PROUNDS, ordsched_tail(os));
+	munmap(shared, 4096);
+	ordsched_close(os);
+}
+
+TEST(order_processes_ring)
+{
+	order_processes(_metadata, 0);
+}
+
+TEST(order_processes_ioctl)
+{
+	order_processes(_metadata, ORDSCHED_OPEN_NO_RING);
+}
+
+/* The ring's promise: uncontended, no system call at all. */
+TEST(no_syscalls_uncontended)
+{
+	struct ordsched *os;
+	uint64_t t, next;
+	long before;
+	int i, ret;
+
+	ret = open_mode(_metadata, 0, &os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	before = __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED);
+	for (i = 0; i < 1000; i++) {
+		ASSERT_EQ(0, ordsched_take(os, &t));
+		ASSERT_EQ(0, ordsched_wait(os, t, ORDSCHED_NO_DEADLINE));
+		ASSERT_EQ(0, ordsched_complete(os, t));
+	}
+	/* Early completion, trash, complete_wait: none either. */
+	ASSERT_EQ(0, ordsched_take(os, &t));
+	ASSERT_EQ(0, ordsched_take(os, &next));
+	ASSERT_EQ(0, ordsched_complete(os, next));
+	ASSERT_EQ(0, ordsched_take(os, &next));
+	ASSERT_EQ(0, ordsched_complete_wait(os, &t, next, 0));
+	EXPECT_EQ(ORDSCHED_NO_TICKET, t);
+	ASSERT_EQ(0, ordsched_trash(os, next));
+	EXPECT_EQ(ordsched_head(os), ordsched_tail(os));
+	EXPECT_EQ(before, __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED));
+
+	/* The ioctl path, for contrast: at least one per operation. */
+	ordsched_close(os);
+	ASSERT_EQ(0, ordsched_open_flags(&os, ORDSCHED_OPEN_NO_RING));
+	before = __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, ordsched_take(os, &t));
+	ASSERT_EQ(0, ordsched_complete(os, t));
+	EXPECT_LE(before + 2, __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED));
+	ordsched_close(os);
+}
+
+/* A wait that sleeps is woken by the completion before it. */
+struct sleeper {
+	struct ordsched *os;
+	uint64_t t;
+	int ret;
+};
+
+static void *sleeper_thread(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->ret = ordsched_wait(s->os, s->t, ordsched_deadline_in(10 * SEC));
+	return NULL;
+}
+
+TEST(sleeper_is_woken)
+{
+	struct sleeper s = { .ret = -1 };
+	struct ordsched *os;
+	pthread_t th;
+	uint64_t a;
+	int ret;
+
+	ret = open_mode(_metadata, 0, &os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	s.os = os;
+	ASSERT_EQ(0, ordsched_take(os, &a));
+	ASSERT_EQ(0, ordsched_take(os, &s.t));
+	ASSERT_EQ(0, pthread_create(&th, NULL, sleeper_thread, &s));
+	usleep(100000);
+	ASSERT_EQ(0, ordsched_complete(os, a));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, s.ret);
+	EXPECT_EQ(0, ordsched_complete(os, s.t));
+	ordsched_close(os);
+}
+
+/*
+ * A child takes a ticket and is SIGKILLed holding it: its handle is
+ * released, its ticket trashed, the parent's turn comes. @sleep: the
+ * parent already sleeps in the kernel when the child dies.
+ */
+struct killer {
+	pid_t pid;
+};
+
+static void *killer_thread(void *arg)
+{
+	struct killer *k = arg;
+
+	usleep(100000);
+	kill(k->pid, SIGKILL);
+	return NULL;
+}
+
+static void killed_holder(struct __test_metadata *_metadata,
+			  unsigned int flags, int sleep)
+{
+	struct ordsched *os, *ch;
+	struct killer k;
+	pthread_t th;
+	int pfd[2], status, ret;
+	uint64_t a, b;
+
+	ret = open_mode(_metadata, flags, &os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ordsched_new_handle(os, &ch));
+	ASSERT_EQ(0, pipe(pfd));
+	k.pid = fork();
+	ASSERT_LE(0, k.pid);
+	if (!k.pid) {
+		if (ordsched_take(ch, &a) || write(pfd[1], &a, sizeof(a)) != sizeof(a))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	ordsched_close(ch);
+	close(pfd[1]);
+	ASSERT_EQ(sizeof(a), read(pfd[0], &a, sizeof(a)));
+	close(pfd[0]);
+	ASSERT_EQ(0, ordsched_take(os, &b));
+	ASSERT_EQ(a + 1, b);
+	EXPECT_EQ(-ETIMEDOUT, ordsched_wait(os, b, ordsched_deadline_in(SEC / 50)));
+	if (sleep) {
+		ASSERT_EQ(0, pthread_create(&th, NULL, killer_thread, &k));
+	} else {
+		kill(k.pid, SIGKILL);
+		ASSERT_EQ(k.pid, waitpid(k.pid, &status, 0));
+	}
+	EXPECT_EQ(0, ordsched_wait(os, b, ordsched_deadline_in(10 * SEC)));
+	EXPECT_EQ(b, ordsched_tail(os));
+	if (sleep) {
+		pthread_join(th, NULL);
+		ASSERT_EQ(k.pid, waitpid(k.pid, &status, 0));
+	}
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_EQ(0, ordsched_complete(os, b));
+	/* And the domain goes on. */
+	ASSERT_EQ(0, ordsched_take(os, &b));
+	EXPECT_EQ(0, ordsched_wait(os, b, 0));
+	EXPECT_EQ(0, ordsched_complete(os, b));
+	ordsched_close(os);
+}
+
+TEST(killed_holder_ring)
+{
+	killed_holder(_metadata, 0, 0);
+}
+
+TEST(killed_holder_ring_sleeping)
+{
+	killed_holder(_metadata, 0, 1);
+}
+
+TEST(killed_holder_ioctl)
+{
+	killed_holder(_metadata, ORDSCHED_OPEN_NO_RING, 0);
+}
+
+TEST(killed_holder_ioctl_sleeping)
+{
+	killed_holder(_metadata, ORDSCHED_OPEN_NO_RING, 1);
+}
+
+/*
+ * poll(2) on a ring handle. Handle a holds the tail; handle b takes the
+ * next ticket and a thread polls b's descriptor; a completes from
+ * userspace (no wait of b's flags anything). The poll must report POLLIN
+ * at once after the completion, not at its timeout. @when: 0 asks for the
+ * descriptor before b takes, 1 after, 2 polls a descriptor given to
+ * ordsched_from_fd() without ever calling ordsched_fd(); @epoll: wait
+ * with epoll registered before the take (the kernel's poll() then runs
+ * before the ticket exists).
+ */
+struct poller {
+	int fd;
+	int epoll;
+	int ret;
+	uint64_t ns;
+};
+
+static void *poller_thread(void *arg)
+{
+	struct poller *p = arg;
+	uint64_t start = ordsched_now();
+
+	if (p->epoll >= 0) {
+		struct epoll_event ev;
+
+		p->ret = epoll_wait(p->epoll, &ev, 1, 5000);
+		if (p->ret == 1 && !(ev.events & EPOLLIN))
+			p->ret = -2;
+	} else {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+		p->ret = poll(&pfd, 1, 5000);
+		if (p->ret == 1 && !(pfd.revents & POLLIN))
+			p->ret = -2;
+	}
+	p->ns = ordsched_now() - start;
+	return NULL;
+}
+
+static void poll_turn(struct __test_metadata *_metadata, int when, int epoll)
+{
+	struct poller p = { .epoll = -1, .ret = -1 };
+	struct ordsched *a, *b;
+	uint64_t ta, tb;
+	pthread_t th;
+	int ret, fd;
+
+	ret = open_mode(_metadata, 0, &a);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ordsched_take(a, &ta));
+	if (when == 2) {
+		struct ordsched *tmp;
+
+		ASSERT_EQ(0, ordsched_new_handle(a, &tmp));
+		fd = dup(ordsched_fd(tmp));
+		ASSERT_LE(0, fd);
+		ordsched_close(tmp);
+		ASSERT_EQ(0, ordsched_from_fd(fd, &b));
+		p.fd = fd;
+	} else {
+		ASSERT_EQ(0, ordsched_new_handle(a, &b));
+		if (when == 0)
+			p.fd = ordsched_fd(b);
+	}
+	ASSERT_TRUE(ordsched_uses_ring(b));
+	if (epoll) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		p.epoll = epoll_create1(EPOLL_CLOEXEC);
+		ASSERT_LE(0, p.epoll);
+		if (when == 1)
+			p.fd = ordsched_fd(b);
+		ASSERT_EQ(0, epoll_ctl(p.epoll, EPOLL_CTL_ADD, p.fd, &ev));
+	}
+	ASSERT_EQ(0, ordsched_take(b, &tb));
+	ASSERT_EQ(ta + 1, tb);
+	if (when == 1 && !epoll)
+		p.fd = ordsched_fd(b);
+	ASSERT_EQ(0, pthread_create(&th, NULL, poller_thread, &p));
+	usleep(200000);
+	ASSERT_EQ(0, ordsched_complete(a, ta));
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, p.ret);
+	/* Woken by the completion, 200 ms in; the timeout is at 5 s. */
+	EXPECT_GT(2 * SEC, p.ns);
+	EXPECT_EQ(0, ordsched_wait(b, tb, ordsched_deadline_in(SEC)));
+	EXPECT_EQ(0, ordsched_complete(b, tb));
+	if (p.epoll >= 0)
+		close(p.epoll);
+	ordsched_close(b);
+	ordsched_close(a);
+}
+
+TEST(poll_fd_before_take)
+{
+	poll_turn(_metadata, 0, 0);
+}
+
+TEST(poll_fd_after_take)
+{
+	poll_turn(_metadata, 1, 0);
+}
+
+TEST(poll_from_fd)
+{
+	poll_turn(_metadata, 2, 0);
+}
+
+TEST(epoll_fd_before_take)
+{
+	poll_turn(_metadata, 0, 1);
+}
+
+TEST(epoll_from_fd)
+{
+	poll_turn(_metadata, 2, 1);
+}
+
+/*
+ * A pollable handle whose wait times out keeps its ticket flagged: a
+ * poll after the timeout is still woken by the completion.
+ */
+TEST(poll_after_wait_timeout)
+{
+	struct poller p = { .epoll = -1, .ret = -1 };
+	struct ordsched *a, *b;
+	uint64_t ta, tb;
+	pthread_t th;
+	int ret;
+
+	ret = open_mode(_metadata, 0, &a);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ordsched_new_handle(a, &b));
+	p.fd = ordsched_fd(b);
+	ASSERT_EQ(0, ordsched_take(a, &ta));
+	ASSERT_EQ(0, ordsched_take(b, &tb));
+	EXPECT_EQ(-ETIMEDOUT,
+		  ordsched_wait(b, tb, ordsched_deadline_in(SEC / 20)));
+	ASSERT_EQ(0, pthread_create(&th, NULL, poller_thread, &p));
+	usleep(200000);
+	ASSERT_EQ(0, ordsched_complete(a, ta));
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, p.ret);
+	EXPECT_GT(2 * SEC, p.ns);
+	EXPECT_EQ(0, ordsched_complete(b, tb));
+	ordsched_close(b);
+	ordsched_close(a);
+}
+
+TEST_HARNESS_MAIN
