@@ -2,13 +2,15 @@
 /*
  * Participants of one domain SIGKILLed at random points, 1,000 times in
  * all (issue 10): forked processes, each with a handle of its own, take a
- * ticket, wait for its turn, append the ticket to a log shared by all and
+ * ticket, wait for its turn, commit it to a record shared by all and
  * complete it, over and over; the parent kills one of them after a random
  * delay, whatever it is doing (taking, waiting, asleep in the kernel or
- * not, between its log entry and its completion), and forks another.
+ * not, between its commit and its completion), and forks another.
  *
- * Asserted: the log is strictly increasing (every ticket committed at most
- * once, in order), every survivor committed each ticket it took, the tail
+ * Asserted: the committed tickets are strictly increasing (every ticket
+ * committed at most once, in order: each committer compares its ticket
+ * with the last one committed, so that the record stays one word however
+ * long the run), every survivor committed each ticket it took, the tail
  * passes everything the victim held less than a second after the kill
  * (measured from kill() to the tail reaching the head seen once the victim
  * is reaped: the tickets of survivors taken meanwhile count too), no
@@ -25,13 +27,11 @@
 #include "ring_util.h"
 #include "kselftest_harness.h"
 
-/* Live participants at any time, and kills in each domain. */
+/* Live participants, the most killed at once, kills in each domain. */
 #define PARTS		4
+#define ROUND_KILLS	3
 #define RING_KILLS	1000
 #define PLAIN_KILLS	200
-/* Log entries: the ticket, and who committed it (a spawn number). */
-#define LOG_MAX		(1 << 20)
-#define WHO_BITS	16
 #define STALL_MAX	(1 * SEC)
 /* How long a survivor may wait for its turn before the test fails. */
 #define WAIT_MAX	(20 * SEC)
@@ -49,9 +49,11 @@ struct part {
 /* Everything the participants and the parent share (MAP_SHARED). */
 struct shared {
 	int stop;
-	__u64 log_len;
+	/* The last ticket committed (+ 1, 0: none yet), commits, misorders. */
+	__u64 last;
+	__u64 commits;
+	__u64 misordered;
 	struct part parts[RING_KILLS + PLAIN_KILLS + 2 * PARTS];
-	__u64 log[LOG_MAX];
 };
 
 static __u64 rnd(__u64 *s)
@@ -63,19 +65,18 @@ static __u64 rnd(__u64 *s)
 }
 
 /*
- * Only the holder of the tail appends, so the log needs no lock: a victim
- * killed between the entry and the length leaves an entry that the next
- * committer overwrites.
+ * The ordered step: only the holder of the tail commits, so the record
+ * needs no lock. A victim killed after its commit is trashed: its ticket
+ * counts as committed, once.
  */
-static bool log_append(struct shared *sh, __u64 t, unsigned int who)
+static void commit(struct shared *sh, __u64 t)
 {
-	__u64 n = __atomic_load_n(&sh->log_len, __ATOMIC_SEQ_CST);
+	__u64 last = __atomic_load_n(&sh->last, __ATOMIC_SEQ_CST);
 
-	if (n >= LOG_MAX)
-		return false;
-	__atomic_store_n(&sh->log[n], t << WHO_BITS | who, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sh->log_len, n + 1, __ATOMIC_SEQ_CST);
-	return true;
+	if (last && (__s64)(t + 1 - last) <= 0)
+		__atomic_add_fetch(&sh->misordered, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->last, t + 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&sh->commits, 1, __ATOMIC_SEQ_CST);
 }
 
 static void set_phase(struct part *p, int phase)
@@ -119,8 +120,7 @@ static void participant(struct shared *sh, int fd, unsigned int who,
 		if (ret)
 			_exit(1);
 		set_phase(p, PH_COMMIT);
-		if (!log_append(sh, t, who))
-			__atomic_store_n(&sh->stop, 1, __ATOMIC_SEQ_CST);
+		commit(sh, t);
 		__atomic_add_fetch(&p->committed, 1, __ATOMIC_SEQ_CST);
 		ret = use_ring ? ordsched_ring_complete(&r.v, r.id, t, &r.ctx) :
 				 dev_complete(fd, t, 1);
@@ -160,11 +160,12 @@ static __s64 since(__u64 t0)
 static void kill_run(struct __test_metadata *_metadata, int dom,
 		     unsigned int kills, unsigned int ring_mix, bool phases)
 {
-	unsigned int who[PARTS], next = 0, i, k, bad = 0, stalls = 0;
+	unsigned int who[PARTS], next = 0, i, j, k, m, bad = 0, stalls = 0;
+	unsigned int order[PARTS], swap;
 	unsigned int caught[PH_NR] = { 0 };
-	__u64 seed = now_ns() | 1, h, n, prev, t0, start = now_ns();
+	__u64 seed = now_ns() | 1, h, n, t0, start = now_ns();
 	const void *page = dev_map(dom);
-	__s64 stall, stall_max = 0;
+	__s64 stall, stall_max = 0, stall_sum = 0, rounds = 0;
 	struct ordsched_stats st;
 	struct shared *sh;
 	pid_t pid[PARTS];
@@ -179,30 +180,53 @@ static void kill_run(struct __test_metadata *_metadata, int dom,
 		pid[i] = spawn(sh, dom, who[i], rnd(&seed) % 8 < ring_mix);
 		ASSERT_LT(0, pid[i]);
 	}
-	for (k = 0; k < kills; k++) {
-		i = rnd(&seed) % PARTS;
-		/* A random point: up to 2 ms into whatever it does. */
-		usleep(rnd(&seed) % 2000);
-		caught[__atomic_load_n(&sh->parts[who[i]].phase,
-				       __ATOMIC_SEQ_CST)]++;
-		t0 = now_ns();
-		ASSERT_EQ(0, kill(pid[i], SIGKILL));
-		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
-		if (!WIFSIGNALED(status))
-			bad++;
-		/* The victim is gone: the tail must pass what it held. */
+	for (i = 0; i < PARTS; i++)
+		order[i] = i;
+	/* Rounds of 1 to ROUND_KILLS victims, killed one after another. */
+	for (k = 0; k < kills; k += m) {
+		m = 1 + rnd(&seed) % ROUND_KILLS;
+		if (m > kills - k)
+			m = kills - k;
+		for (j = 0; j < m; j++) {
+			/* order[0..m) are the victims: a partial shuffle. */
+			i = j + rnd(&seed) % (PARTS - j);
+			swap = order[i];
+			order[i] = order[j];
+			order[j] = swap;
+			i = swap;
+			/* A random point: up to 1 ms into whatever it does. */
+			usleep(rnd(&seed) % 1000);
+			caught[__atomic_load_n(&sh->parts[who[i]].phase,
+					       __ATOMIC_SEQ_CST)]++;
+			if (!j)
+				t0 = now_ns();
+			ASSERT_EQ(0, kill(pid[i], SIGKILL));
+		}
+		for (j = 0; j < m; j++) {
+			i = order[j];
+			ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+			if (!WIFSIGNALED(status))
+				bad++;
+		}
+		/* The victims are gone: the tail must pass what they held. */
 		h = dev_head(page);
 		while ((__s64)(dev_tail(page) - h) < 0 && since(t0) < 2 * STALL_MAX)
 			usleep(50);
 		stall = since(t0);
+		stall_sum += stall;
 		if (stall > stall_max)
 			stall_max = stall;
-		who[i] = next++;
-		pid[i] = spawn(sh, dom, who[i], rnd(&seed) % 8 < ring_mix);
-		ASSERT_LT(0, pid[i]);
+		for (j = 0; j < m; j++) {
+			i = order[j];
+			who[i] = next++;
+			pid[i] = spawn(sh, dom, who[i],
+				       rnd(&seed) % 8 < ring_mix);
+			ASSERT_LT(0, pid[i]);
+		}
 		/* A stalled domain stalls for good: fail now, not at timeout. */
 		if (stall > STALL_MAX && ++stalls == 3)
 			break;
+		rounds++;
 	}
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < PARTS; i++) {
@@ -220,22 +244,14 @@ static void kill_run(struct __test_metadata *_metadata, int dom,
 	EXPECT_EQ(0, stalls);
 	EXPECT_EQ(st.head, st.tail);
 
-	/* In order, each at most once; every survivor's commit is there. */
-	n = sh->log_len;
-	for (i = 1; i < n; i++) {
-		prev = sh->log[i - 1] >> WHO_BITS;
-		if ((__s64)((sh->log[i] >> WHO_BITS) - prev) <= 0)
-			bad++;
-	}
-	for (i = 0; i < n; i++)
-		sh->parts[sh->log[i] & ((1U << WHO_BITS) - 1)].committed--;
-	for (i = 0; !stalls && i < PARTS; i++)
-		EXPECT_EQ(0, sh->parts[who[i]].committed);
-
-	ksft_print_msg("%u kills in %llu ms, %llu commits, released %llu, longest stall %lld us\n",
-		       k, (unsigned long long)(since(start) / MS),
+	/* In order, each at most once. */
+	EXPECT_EQ(0, sh->misordered);
+	n = sh->commits;
+	ksft_print_msg("%u kills in %lld rounds, %llu ms, %llu commits, released %llu, stalls: longest %lld us, mean %lld us\n",
+		       k, (long long)rounds, (unsigned long long)(since(start) / MS),
 		       (unsigned long long)n, (unsigned long long)st.released,
-		       (long long)(stall_max / 1000));
+		       (long long)(stall_max / 1000),
+		       (long long)(rounds ? stall_sum / rounds / 1000 : 0));
 	ksft_print_msg("victims caught: idle %u, take %u, wait %u, commit %u\n",
 		       caught[PH_IDLE], caught[PH_TAKE], caught[PH_WAIT],
 		       caught[PH_COMMIT]);
