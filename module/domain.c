@@ -421,6 +421,7 @@ void ordsched_domain_get_stats(struct ordsched_handle *h,
 	st->timeouts = dom->stats.timeouts;
 	st->interrupts = dom->stats.interrupts;
 	st->full = dom->stats.full;
+	st->deferred = dom->stats.deferred;
 	st->held = h->held;
 	st->handle_taken = h->taken;
 	spin_unlock(&dom->lock);
@@ -468,6 +469,7 @@ static void domain_show(struct seq_file *m, struct ordsched_instance *inst)
 		   c.taken, c.completed, c.trashed, c.released);
 	seq_printf(m, "waits %llu\nwakeups %llu\ntimeouts %llu\ninterrupts %llu\nfull %llu\n",
 		   c.waits, c.wakeups, c.timeouts, c.interrupts, c.full);
+	seq_printf(m, "deferred %llu\n", c.deferred);
 }
 
 static struct ordsched_handle *handle_alloc(struct ordsched_domain *dom)

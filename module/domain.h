@@ -62,6 +62,8 @@ struct domain_counters {
 	u64 timeouts;
 	u64 interrupts;
 	u64 full;
+	/* Runs of the ring's advance_work. */
+	u64 deferred;
 };
 
 /*

@@ -95,10 +95,18 @@ static_assert(sizeof(struct ordsched_ring_setup) == 48);
 static_assert(sizeof(struct ordsched_ring_wait) == 24);
 static_assert(sizeof(struct ordsched_ring_wake) == 16);
 
-/* The most moves of the tail one call makes; the work item does the rest. */
+/*
+ * The most slots one advance looks at; the work item does the rest. A
+ * fraction of the slots, so that a release or a retirement in a system
+ * call stays short and the work item is a path that runs (a dead handle
+ * that held a quarter of the window), not one that only a scribbler
+ * reaches.
+ */
+#define RING_BUDGET	64
+
 static unsigned int ring_budget(struct ordsched_domain *dom)
 {
-	return 2 * dom->ring_slots;
+	return min_t(unsigned int, RING_BUDGET, dom->ring_slots);
 }
 
 /* The kernel's view of the page: its own pointers and mask, trusted. */
@@ -179,6 +187,9 @@ void ordsched_ring_advance_work(struct work_struct *work)
 	struct ordsched_ring_view r;
 	bool again;
 
+	spin_lock(&dom->lock);
+	dom->stats.deferred++;
+	spin_unlock(&dom->lock);
 	ring_view(dom, &r);
 	again = !ordsched_ring_advance(&r, ring_budget(dom), true, dom) &&
 		READ_ONCE(dom->handles);

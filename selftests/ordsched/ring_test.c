@@ -695,6 +695,53 @@ TEST(scribbled_page)
 	close(fo);
 }
 
+/*
+ * A handle that dies holding more tickets at the tail than one advance
+ * may move: its release moves the tail as far as the budget allows and
+ * the work item the rest, counted in stats.deferred.
+ */
+TEST(deferred_advance)
+{
+	struct ordsched_stats stats;
+	struct ring a, b;
+	int fa, fb, i, n;
+	__u64 t, end;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ring_open(fb, &b));
+	/* Three quarters of the window: more than any budget of a call. */
+	n = a.setup.slots * 3 / 4;
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&b.v, b.id, &t));
+		ASSERT_EQ(i, t);
+	}
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(0, stats.deferred);
+	/* Released; its mapping stays and does not hold it. */
+	close(fb);
+	end = now_ns() + 5 * SEC;
+	do {
+		ASSERT_EQ(0, dev_stats(fa, &stats));
+	} while (stats.tail != n && now_ns() < end && !usleep(1000));
+	EXPECT_EQ(n, stats.tail);
+	EXPECT_EQ(n, stats.released);
+	EXPECT_LE(1, stats.deferred);
+	ksft_print_msg("%d tickets released, %llu deferred advances\n", n,
+		       (unsigned long long)stats.deferred);
+	/* The domain goes on. */
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	EXPECT_EQ(n, t);
+	EXPECT_EQ(0, ordsched_ring_wait(&a.v, a.id, t, 0, &a.ctx));
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, t, &a.ctx));
+	ring_close(&b);
+	ring_close(&a);
+	close(fa);
+}
+
 /* Retire whatever ticket is at the tail, as fast as possible. */
 static void *retire_ahead(void *arg)
 {

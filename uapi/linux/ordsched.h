@@ -201,6 +201,9 @@ struct ordsched_new_handle {
  * @full: out: take commands answered EAGAIN
  * @held: out: tickets this handle holds
  * @handle_taken: out: tickets this handle took
+ * @deferred: out: runs of a ring domain's deferred advance: a release or
+ *	a retirement moved the tail as far as its budget allowed and left
+ *	the rest to a work item (ORDSCHED_FEAT_RING; 0 in other domains)
  * @reserved: out: 0
  */
 struct ordsched_stats {
@@ -221,7 +224,8 @@ struct ordsched_stats {
 	__u64 full;
 	__u64 held;
 	__u64 handle_taken;
-	__u64 reserved[4];
+	__u64 deferred;
+	__u64 reserved[3];
 };
 
 /**

@@ -38,7 +38,10 @@
  *    tickets as the page says; taken, completed and trashed count only
  *    the commands, released the slots the kernel found owned by a
  *    released handle, and waits, wakeups, timeouts and interrupts those
- *    of the kernel's sleeps (ORDSCHED_IOC_WAIT and _RING_WAIT).
+ *    of the kernel's sleeps (ORDSCHED_IOC_WAIT and _RING_WAIT); deferred
+ *    the runs of the work item that goes on moving the tail when a
+ *    release or a retirement ran out of its budget (a fixed number of
+ *    slots, a fraction of the window).
  *  - ORDSCHED_IOC_RING_WAIT and _RING_WAKE in a domain without a ring:
  *    EINVAL.
  *
