@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/poll.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -98,8 +99,9 @@ struct ordsched_domain {
 	struct list_head waiters[DOMAIN_BUCKETS];
 	struct page *status_page;
 	struct ordsched_status *status;
-	/* Name, id, debugfs "stats". */
-	struct ordsched_instance inst;
+	/* Unique among live domains (domain.c); the opener's comm. */
+	u32 id;
+	char comm[TASK_COMM_LEN];
 };
 
 struct ordsched_handle {
@@ -150,6 +152,7 @@ void ordsched_ring_advance_work(struct work_struct *work);
 int ordsched_ring_init(void);
 void ordsched_ring_exit(void);
 
+void ordsched_domain_debugfs_init(void);
 struct ordsched_handle *ordsched_domain_create(void);
 struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h);
 void ordsched_handle_release(struct ordsched_handle *h);

@@ -185,7 +185,8 @@ struct ordsched_new_handle {
  * struct ordsched_stats - ORDSCHED_IOC_STATS
  * @flags: in: 0
  * @handles: out: live handles on the domain
- * @domain_id: out: the domain's number, as in debugfs ("domain/<comm>.<id>")
+ * @domain_id: out: the domain's number, unique among live domains, as in
+ *	the debugfs file "ordsched/domains" ("<comm>.<id>:")
  * @pad: out: 0
  * @tail: out: the oldest ticket not retired
  * @head: out: the next ticket to hand out
