@@ -24,7 +24,11 @@
  * bucket t % DOMAIN_BUCKETS and sleeps on an hrtimer. When the tail moves
  * to t only the waiters of t are woken, and the poll queue of t's handle;
  * when t is retired while waited for (another thread of its handle trashed
- * it) its waiters are woken to learn that.
+ * it) its waiters are woken to learn that. The buckets hold at most
+ * ORDSCHED_MAX_WAITERS_DOMAIN waiters, ORDSCHED_MAX_WAITERS_HANDLE of one
+ * handle (EBUSY beyond), and a retirement of a range visits each bucket
+ * at most once: whatever the range and the threads do, one retirement
+ * looks at no more than that many waiters with the lock held.
  *
  * Lifetime: a handle lives as long as its file; the domain as long as its
  * last reference: its handles, and a tail advance of ring.c still queued.
@@ -121,6 +125,67 @@ void ordsched_domain_wake(struct ordsched_domain *dom, u64 t)
 		wake_up_process(w->task);
 		dom->stats.wakeups++;
 	}
+}
+
+/*
+ * Wake the threads waiting for tickets @t to @t + @count - 1, which were
+ * just retired: each bucket once, not once a ticket.
+ */
+static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count)
+{
+	struct domain_waiter *w;
+	u32 b;
+
+	lockdep_assert_held(&dom->lock);
+	for (b = 0; b < min_t(u32, count, DOMAIN_BUCKETS); b++) {
+		list_for_each_entry(w, &dom->waiters[(t + b) % DOMAIN_BUCKETS],
+				    node) {
+			if (w->ticket - t >= count)
+				continue;
+			wake_up_process(w->task);
+			dom->stats.wakeups++;
+		}
+	}
+}
+
+/**
+ * ordsched_domain_queue_waiter() - queue a waiter, within the limits
+ * @h: the handle it waits with
+ * @w: the waiter, its ticket set
+ *
+ * Context: the domain lock held.
+ * Return: 0, or -EBUSY when @h or its domain has as many sleeping threads
+ * as allowed.
+ */
+int ordsched_domain_queue_waiter(struct ordsched_handle *h,
+				 struct domain_waiter *w)
+{
+	struct ordsched_domain *dom = h->dom;
+
+	lockdep_assert_held(&dom->lock);
+	if (h->waiting >= ORDSCHED_MAX_WAITERS_HANDLE ||
+	    dom->waiting >= ORDSCHED_MAX_WAITERS_DOMAIN)
+		return -EBUSY;
+	h->waiting++;
+	dom->waiting++;
+	list_add_tail(&w->node, &dom->waiters[w->ticket % DOMAIN_BUCKETS]);
+	return 0;
+}
+
+/**
+ * ordsched_domain_dequeue_waiter() - undo ordsched_domain_queue_waiter()
+ * @h: the handle
+ * @w: the waiter
+ *
+ * Context: the domain lock held.
+ */
+void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
+				    struct domain_waiter *w)
+{
+	lockdep_assert_held(&h->dom->lock);
+	list_del(&w->node);
+	h->waiting--;
+	h->dom->waiting--;
 }
 
 /* Ticket @t, which a handle holds, has just become the tail. */
@@ -238,10 +303,9 @@ int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 		if (ret)
 			goto out;
 	}
-	for (t = ticket; t != ticket + count; t++) {
+	for (t = ticket; t != ticket + count; t++)
 		*domain_slot(dom, t) = SLOT_RETIRED;
-		ordsched_domain_wake(dom, t);
-	}
+	domain_wake_range(dom, ticket, count);
 	h->held -= count;
 	if (how == ORDSCHED_RETIRE_COMPLETE)
 		dom->stats.completed += count;
@@ -294,8 +358,10 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 	struct domain_waiter w = { .task = current, .ticket = t };
 	int ret;
 
+	ret = ordsched_domain_queue_waiter(h, &w);
+	if (ret)
+		return ret;
 	dom->stats.waits++;
-	list_add_tail(&w.node, &dom->waiters[t % DOMAIN_BUCKETS]);
 	for (;;) {
 		if (ordsched_domain_deadline_passed(deadline_ns)) {
 			dom->stats.timeouts++;
@@ -320,7 +386,7 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 		if (ret || t == dom->tail)
 			break;
 	}
-	list_del(&w.node);
+	ordsched_domain_dequeue_waiter(h, &w);
 	return ret;
 }
 

@@ -97,6 +97,8 @@ struct ordsched_domain {
 	refcount_t ref;
 	struct domain_counters stats;
 	struct list_head waiters[DOMAIN_BUCKETS];
+	/* Threads in the buckets, at most ORDSCHED_MAX_WAITERS_DOMAIN. */
+	unsigned int waiting;
 	struct page *status_page;
 	struct ordsched_status *status;
 	/* Unique among live domains (domain.c); the opener's comm. */
@@ -106,8 +108,9 @@ struct ordsched_domain {
 
 struct ordsched_handle {
 	struct ordsched_domain *dom;
-	/* Tickets held and taken; under dom->lock. */
+	/* Tickets held and taken, sleeping threads; under dom->lock. */
 	u32 held;
+	u32 waiting;
 	u64 taken;
 	/* The handle's id in the ring, 0 until it needs one; set once. */
 	u32 ring_id;
@@ -129,6 +132,10 @@ static inline bool ordsched_domain_is_ring(struct ordsched_domain *dom)
 }
 
 void ordsched_domain_wake(struct ordsched_domain *dom, u64 t);
+int ordsched_domain_queue_waiter(struct ordsched_handle *h,
+				 struct domain_waiter *w);
+void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
+				    struct domain_waiter *w);
 bool ordsched_domain_deadline_passed(u64 deadline_ns);
 void ordsched_domain_schedule(u64 deadline_ns);
 void ordsched_domain_put(struct ordsched_domain *dom);

@@ -396,7 +396,6 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 {
 	struct ordsched_domain *dom = h->dom;
 	struct domain_waiter w = { .task = current, .ticket = t };
-	struct list_head *bucket = &dom->waiters[t % DOMAIN_BUCKETS];
 	struct ordsched_ring_view r;
 	bool queued = false, slept = false;
 	int ret;
@@ -405,7 +404,13 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 	for (;;) {
 		spin_lock(&dom->lock);
 		if (!queued) {
-			list_add_tail(&w.node, bucket);
+			ret = ordsched_domain_queue_waiter(h, &w);
+			if (ret) {
+				spin_unlock(&dom->lock);
+				/* No room to sleep: unless it need not. */
+				ret = ordsched_ring_wait_check(&r, id, t);
+				return ret == -EAGAIN ? -EBUSY : ret;
+			}
 			queued = true;
 		}
 		/* Race (b): see the top; a full barrier, under the lock. */
@@ -427,7 +432,7 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 	}
 	__set_current_state(TASK_RUNNING);
 	spin_lock(&dom->lock);
-	list_del(&w.node);
+	ordsched_domain_dequeue_waiter(h, &w);
 	/* As ORDSCHED_IOC_WAIT: only the waits that found no turn. */
 	if (slept || ret == -ETIMEDOUT || ret == -ERESTARTSYS)
 		dom->stats.waits++;

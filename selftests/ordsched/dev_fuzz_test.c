@@ -36,7 +36,8 @@
 typedef unsigned __int128 errset;
 #define E(x)		((errset)1 << (x))
 #define ANY		(E(EFAULT) | E(EINVAL) | E(ENOTTY) | E(EBADF))
-#define WAITS		(E(ETIMEDOUT) | E(EINTR) | E(EPERM) | E(EALREADY))
+#define WAITS		(E(ETIMEDOUT) | E(EINTR) | E(EPERM) | E(EALREADY) | \
+			 E(EBUSY))
 #define RETIRES		(E(EPERM) | E(EALREADY))
 /* More answers in a ring domain: no id left, a page scribbled on. */
 #define RING_ID		(E(ENOSPC) | E(ENOMEM))

@@ -41,6 +41,14 @@
 /* The version of this interface that ORDSCHED_IOC_API negotiates. */
 #define ORDSCHED_API_VERSION	1
 
+/*
+ * The most threads that may sleep at once in the waits of one handle, and
+ * of one domain: a retirement looks at every sleeper of the domain at
+ * most once, under the domain's lock.
+ */
+#define ORDSCHED_MAX_WAITERS_HANDLE	128
+#define ORDSCHED_MAX_WAITERS_DOMAIN	512
+
 /* "No ticket" in ordsched_complete_wait; "no deadline" in deadlines. */
 #define ORDSCHED_NO_TICKET	(~(__u64)0)
 #define ORDSCHED_NO_DEADLINE	(~(__u64)0)
@@ -116,7 +124,11 @@ struct ordsched_take {
  * EINTR (or a transparent restart): a signal came; the deadline being
  * absolute, a restart does not stretch it. EPERM: another handle holds
  * @ticket. EALREADY: @ticket was completed or trashed (also when that
- * happens during the wait).
+ * happens during the wait). EBUSY: ORDSCHED_MAX_WAITERS_HANDLE threads
+ * already sleep on the handle, or ORDSCHED_MAX_WAITERS_DOMAIN on its
+ * domain (also for the sleeps of ORDSCHED_IOC_COMPLETE_WAIT and
+ * ORDSCHED_IOC_RING_WAIT); a wait that finds its turn at once never
+ * answers it.
  */
 struct ordsched_wait {
 	__u64 ticket;

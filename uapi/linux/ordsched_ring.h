@@ -210,7 +210,7 @@ struct ordsched_ring_setup {
  * flag, nobody is asked to wake the caller: it sleeps until its deadline
  * or a signal. One thread waits per ticket (two that share a flag can
  * lose a wake-up when one of them unflags it). Returns 0 when
- * the tail is @ticket. ETIMEDOUT, EINTR as ORDSCHED_IOC_WAIT. EPERM: the
+ * the tail is @ticket. ETIMEDOUT, EINTR, EBUSY as ORDSCHED_IOC_WAIT. EPERM: the
  * slot is owned by another handle. EALREADY: @ticket is retired (also when
  * that happens during the wait). EINVAL: @ticket was never handed out.
  */
