@@ -525,6 +525,55 @@ static void bounded_waiters(struct __test_metadata *_metadata, bool ring)
 		close(fd[k]);
 }
 
+/*
+ * A range retired while its tickets are waited for wakes the waiters of
+ * every ticket in it, whatever bucket they share, and nobody else: a
+ * waiter for the ticket after the range sleeps on until its turn.
+ */
+TEST(range_trashed_while_waiting)
+{
+	static const __u64 tickets[] = { 1, 64, 65, 100, 101 };
+	struct ordsched_stats st;
+	struct long_waiter w[5];
+	pthread_t th[5];
+	int a, b, c, i;
+	__u64 t;
+
+	a = dev_open();
+	ASSERT_LE(0, a);
+	b = dev_new_handle(a, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, b);
+	c = dev_new_handle(a, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, dev_take(a, 1, &t));
+	ASSERT_EQ(0, dev_take(b, 100, &t));
+	ASSERT_EQ(1, t);
+	ASSERT_EQ(0, dev_take(c, 1, &t));
+	ASSERT_EQ(101, t);
+	for (i = 0; i < 5; i++) {
+		w[i] = (struct long_waiter){ .fd = i < 4 ? b : c,
+					     .ticket = tickets[i] };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, wait_long, &w[i]));
+	}
+	usleep(200 * 1000);
+	EXPECT_EQ(0, dev_trash(b, 1, 100));
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(-EALREADY, w[i].ret);
+	}
+	/* Four woken, 101 not even for a look: it was not in the range. */
+	ASSERT_EQ(0, dev_stats(a, &st));
+	EXPECT_EQ(4, st.wakeups);
+	usleep(100 * 1000);
+	EXPECT_EQ(0, pthread_tryjoin_np(th[4], NULL) == 0);
+	EXPECT_EQ(0, dev_complete(a, 0, 1));
+	pthread_join(th[4], NULL);
+	EXPECT_EQ(0, w[4].ret);
+	close(c);
+	close(b);
+	close(a);
+}
+
 TEST(waiters_are_bounded)
 {
 	bounded_waiters(_metadata, false);
