@@ -418,6 +418,7 @@ int ordsched_chardev_init(void)
 
 	if (ret)
 		return ret;
+	ordsched_domain_debugfs_init();
 	ret = misc_register(&ordsched_misc);
 	if (ret)
 		ordsched_ring_exit();

@@ -24,7 +24,11 @@
  * bucket t % DOMAIN_BUCKETS and sleeps on an hrtimer. When the tail moves
  * to t only the waiters of t are woken, and the poll queue of t's handle;
  * when t is retired while waited for (another thread of its handle trashed
- * it) its waiters are woken to learn that.
+ * it) its waiters are woken to learn that. The buckets hold at most
+ * ORDSCHED_MAX_WAITERS_DOMAIN waiters, ORDSCHED_MAX_WAITERS_HANDLE of one
+ * handle (EBUSY beyond), and a retirement of a range visits each bucket
+ * at most once: whatever the range and the threads do, one retirement
+ * looks at no more than that many waiters with the lock held.
  *
  * Lifetime: a handle lives as long as its file; the domain as long as its
  * last reference: its handles, and a tail advance of ring.c still queued.
@@ -123,6 +127,67 @@ void ordsched_domain_wake(struct ordsched_domain *dom, u64 t)
 	}
 }
 
+/*
+ * Wake the threads waiting for tickets @t to @t + @count - 1, which were
+ * just retired: each bucket once, not once a ticket.
+ */
+static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count)
+{
+	struct domain_waiter *w;
+	u32 b;
+
+	lockdep_assert_held(&dom->lock);
+	for (b = 0; b < min_t(u32, count, DOMAIN_BUCKETS); b++) {
+		list_for_each_entry(w, &dom->waiters[(t + b) % DOMAIN_BUCKETS],
+				    node) {
+			if (w->ticket - t >= count)
+				continue;
+			wake_up_process(w->task);
+			dom->stats.wakeups++;
+		}
+	}
+}
+
+/**
+ * ordsched_domain_queue_waiter() - queue a waiter, within the limits
+ * @h: the handle it waits with
+ * @w: the waiter, its ticket set
+ *
+ * Context: the domain lock held.
+ * Return: 0, or -EBUSY when @h or its domain has as many sleeping threads
+ * as allowed.
+ */
+int ordsched_domain_queue_waiter(struct ordsched_handle *h,
+				 struct domain_waiter *w)
+{
+	struct ordsched_domain *dom = h->dom;
+
+	lockdep_assert_held(&dom->lock);
+	if (h->waiting >= ORDSCHED_MAX_WAITERS_HANDLE ||
+	    dom->waiting >= ORDSCHED_MAX_WAITERS_DOMAIN)
+		return -EBUSY;
+	h->waiting++;
+	dom->waiting++;
+	list_add_tail(&w->node, &dom->waiters[w->ticket % DOMAIN_BUCKETS]);
+	return 0;
+}
+
+/**
+ * ordsched_domain_dequeue_waiter() - undo ordsched_domain_queue_waiter()
+ * @h: the handle
+ * @w: the waiter
+ *
+ * Context: the domain lock held.
+ */
+void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
+				    struct domain_waiter *w)
+{
+	lockdep_assert_held(&h->dom->lock);
+	list_del(&w->node);
+	h->waiting--;
+	h->dom->waiting--;
+}
+
 /* Ticket @t, which a handle holds, has just become the tail. */
 static void domain_wake_turn(struct ordsched_domain *dom, u64 t)
 {
@@ -200,7 +265,7 @@ int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first)
 	/* An empty window: the first new ticket's turn is now. */
 	if (*first == dom->tail)
 		domain_wake_turn(dom, *first);
-	trace_ordsched_domain_take(dom->inst.id, *first, count);
+	trace_ordsched_domain_take(dom->id, *first, count);
 	spin_unlock(&dom->lock);
 	return 0;
 }
@@ -238,16 +303,15 @@ int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 		if (ret)
 			goto out;
 	}
-	for (t = ticket; t != ticket + count; t++) {
+	for (t = ticket; t != ticket + count; t++)
 		*domain_slot(dom, t) = SLOT_RETIRED;
-		ordsched_domain_wake(dom, t);
-	}
+	domain_wake_range(dom, ticket, count);
 	h->held -= count;
 	if (how == ORDSCHED_RETIRE_COMPLETE)
 		dom->stats.completed += count;
 	else
 		dom->stats.trashed += count;
-	trace_ordsched_domain_retire(dom->inst.id, ticket, count, how);
+	trace_ordsched_domain_retire(dom->id, ticket, count, how);
 	domain_advance(dom);
 out:
 	spin_unlock(&dom->lock);
@@ -294,8 +358,10 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 	struct domain_waiter w = { .task = current, .ticket = t };
 	int ret;
 
+	ret = ordsched_domain_queue_waiter(h, &w);
+	if (ret)
+		return ret;
 	dom->stats.waits++;
-	list_add_tail(&w.node, &dom->waiters[t % DOMAIN_BUCKETS]);
 	for (;;) {
 		if (ordsched_domain_deadline_passed(deadline_ns)) {
 			dom->stats.timeouts++;
@@ -320,7 +386,7 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 		if (ret || t == dom->tail)
 			break;
 	}
-	list_del(&w.node);
+	ordsched_domain_dequeue_waiter(h, &w);
 	return ret;
 }
 
@@ -349,7 +415,7 @@ int ordsched_domain_wait(struct ordsched_handle *h, u64 ticket,
 	ret = domain_check(dom, h, ticket);
 	if (!ret && ticket != dom->tail) {
 		ret = domain_sleep(dom, h, ticket, deadline_ns);
-		trace_ordsched_domain_wait(dom->inst.id, ticket, ret);
+		trace_ordsched_domain_wait(dom->id, ticket, ret);
 	}
 	spin_unlock(&dom->lock);
 	return ret;
@@ -409,7 +475,7 @@ void ordsched_domain_get_stats(struct ordsched_handle *h,
 
 	spin_lock(&dom->lock);
 	st->handles = dom->handles;
-	st->domain_id = dom->inst.id;
+	st->domain_id = dom->id;
 	st->tail = dom->tail;
 	st->head = dom->head;
 	st->taken = dom->stats.taken;
@@ -421,6 +487,7 @@ void ordsched_domain_get_stats(struct ordsched_handle *h,
 	st->timeouts = dom->stats.timeouts;
 	st->interrupts = dom->stats.interrupts;
 	st->full = dom->stats.full;
+	st->deferred = dom->stats.deferred;
 	st->held = h->held;
 	st->handle_taken = h->taken;
 	spin_unlock(&dom->lock);
@@ -440,11 +507,19 @@ struct page *ordsched_domain_status_page(struct ordsched_handle *h)
 	return h->dom->status_page;
 }
 
-/* The debugfs "stats" file: a snapshot taken under the lock. */
-static void domain_show(struct seq_file *m, struct ordsched_instance *inst)
+/*
+ * Live domains by id. An id is unique among them (a 32-bit id from a
+ * global counter would collide after 2^32 opens), given cyclically so
+ * that traces rarely see one reused; the debugfs file "domains" walks
+ * them under the xarray's lock, which domain_free() takes to erase one.
+ * Lock order: the xarray's, then a domain's.
+ */
+static DEFINE_XARRAY_ALLOC1(domain_ids);
+static u32 domain_next_id;
+
+/* One domain in "domains": a snapshot taken under its lock. */
+static void domain_show(struct seq_file *m, struct ordsched_domain *dom)
 {
-	struct ordsched_domain *dom = container_of(inst, struct ordsched_domain,
-						   inst);
 	struct domain_counters c;
 	u64 tail, head;
 	unsigned int handles;
@@ -463,11 +538,41 @@ static void domain_show(struct seq_file *m, struct ordsched_instance *inst)
 					  ORDSCHED_STATUS_HEAD_OFFSET));
 	}
 
-	seq_printf(m, "handles %u\ntail %llu\nhead %llu\n", handles, tail, head);
-	seq_printf(m, "taken %llu\ncompleted %llu\ntrashed %llu\nreleased %llu\n",
+	seq_printf(m, "%s.%u:\n", dom->comm, dom->id);
+	seq_printf(m, "  handles %u\n  tail %llu\n  head %llu\n", handles, tail,
+		   head);
+	seq_printf(m, "  taken %llu\n  completed %llu\n  trashed %llu\n  released %llu\n",
 		   c.taken, c.completed, c.trashed, c.released);
-	seq_printf(m, "waits %llu\nwakeups %llu\ntimeouts %llu\ninterrupts %llu\nfull %llu\n",
-		   c.waits, c.wakeups, c.timeouts, c.interrupts, c.full);
+	seq_printf(m, "  waits %llu\n  wakeups %llu\n  timeouts %llu\n  interrupts %llu\n",
+		   c.waits, c.wakeups, c.timeouts, c.interrupts);
+	seq_printf(m, "  full %llu\n  deferred %llu\n", c.full, c.deferred);
+}
+
+/* The debugfs file "domains": every live domain, in the order of ids. */
+static int domains_show(struct seq_file *m, void *unused)
+{
+	struct ordsched_domain *dom;
+	unsigned long id;
+
+	xa_lock(&domain_ids);
+	xa_for_each(&domain_ids, id, dom)
+		domain_show(m, dom);
+	xa_unlock(&domain_ids);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(domains);
+
+/**
+ * ordsched_domain_debugfs_init() - create the debugfs file "domains"
+ *
+ * One file for every domain, not an entry per open: opens neither
+ * serialize on a debugfs directory nor leave entries named by users.
+ *
+ * Context: process context, after ordsched_debugfs_init().
+ */
+void ordsched_domain_debugfs_init(void)
+{
+	ordsched_debugfs_create_file("domains", &domains_fops);
 }
 
 static struct ordsched_handle *handle_alloc(struct ordsched_domain *dom)
@@ -493,24 +598,20 @@ static void domain_init_status(struct ordsched_domain *dom)
 	st->head_offset = ORDSCHED_STATUS_HEAD_OFFSET;
 }
 
-/* Name the debugfs directory after the opener, in characters it allows. */
-static void domain_debugfs(struct ordsched_domain *dom)
+/* Name the domain after its opener, in characters "domains" keeps plain. */
+static void domain_name(struct ordsched_domain *dom)
 {
-	char name[TASK_COMM_LEN];
 	char *c;
 
-	get_task_comm(name, current);
-	for (c = name; *c; c++)
+	get_task_comm(dom->comm, current);
+	for (c = dom->comm; *c; c++)
 		if (!isalnum(*c) && *c != '-' && *c != '_')
 			*c = '_';
-	/* Without counters it cannot fail. */
-	ordsched_instance_init(&dom->inst, ORDSCHED_KIND_DOMAIN, name, NULL,
-			       domain_show);
 }
 
 static void domain_free(struct ordsched_domain *dom)
 {
-	ordsched_instance_exit(&dom->inst);
+	xa_erase(&domain_ids, dom->id);
 	xa_destroy(&dom->ids);
 	__free_page(dom->status_page);
 	kvfree(dom->slots);
@@ -554,9 +655,15 @@ struct ordsched_handle *ordsched_domain_create(void)
 	INIT_WORK(&dom->advance_work, ordsched_ring_advance_work);
 	dom->status = page_address(dom->status_page);
 	domain_init_status(dom);
-	domain_debugfs(dom);
+	domain_name(dom);
+	/* Listed once it is whole. */
+	if (xa_alloc_cyclic(&domain_ids, &dom->id, dom, xa_limit_32b,
+			    &domain_next_id, GFP_KERNEL_ACCOUNT) < 0)
+		goto err_handle;
 	return h;
 
+err_handle:
+	kfree(h);
 err_page:
 	__free_page(dom->status_page);
 err_slots:
@@ -604,7 +711,7 @@ static void domain_release_tickets(struct ordsched_domain *dom,
 		h->held--;
 	}
 	dom->stats.released += n;
-	trace_ordsched_domain_release(dom->inst.id, n);
+	trace_ordsched_domain_release(dom->id, n);
 	domain_advance(dom);
 }
 

@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/poll.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -62,6 +63,8 @@ struct domain_counters {
 	u64 timeouts;
 	u64 interrupts;
 	u64 full;
+	/* Runs of the ring's advance_work. */
+	u64 deferred;
 };
 
 /*
@@ -94,16 +97,20 @@ struct ordsched_domain {
 	refcount_t ref;
 	struct domain_counters stats;
 	struct list_head waiters[DOMAIN_BUCKETS];
+	/* Threads in the buckets, at most ORDSCHED_MAX_WAITERS_DOMAIN. */
+	unsigned int waiting;
 	struct page *status_page;
 	struct ordsched_status *status;
-	/* Name, id, debugfs "stats". */
-	struct ordsched_instance inst;
+	/* Unique among live domains (domain.c); the opener's comm. */
+	u32 id;
+	char comm[TASK_COMM_LEN];
 };
 
 struct ordsched_handle {
 	struct ordsched_domain *dom;
-	/* Tickets held and taken; under dom->lock. */
+	/* Tickets held and taken, sleeping threads; under dom->lock. */
 	u32 held;
+	u32 waiting;
 	u64 taken;
 	/* The handle's id in the ring, 0 until it needs one; set once. */
 	u32 ring_id;
@@ -125,6 +132,10 @@ static inline bool ordsched_domain_is_ring(struct ordsched_domain *dom)
 }
 
 void ordsched_domain_wake(struct ordsched_domain *dom, u64 t);
+int ordsched_domain_queue_waiter(struct ordsched_handle *h,
+				 struct domain_waiter *w);
+void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
+				    struct domain_waiter *w);
 bool ordsched_domain_deadline_passed(u64 deadline_ns);
 void ordsched_domain_schedule(u64 deadline_ns);
 void ordsched_domain_put(struct ordsched_domain *dom);
@@ -148,6 +159,7 @@ void ordsched_ring_advance_work(struct work_struct *work);
 int ordsched_ring_init(void);
 void ordsched_ring_exit(void);
 
+void ordsched_domain_debugfs_init(void);
 struct ordsched_handle *ordsched_domain_create(void);
 struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h);
 void ordsched_handle_release(struct ordsched_handle *h);

@@ -27,7 +27,6 @@ static const char *const ordsched_kind_names[ORDSCHED_NR_KINDS] = {
 	[ORDSCHED_KIND_KEYED]		= "keyed",
 	[ORDSCHED_KIND_SPREAD]		= "spread",
 	[ORDSCHED_KIND_DELAY]		= "delay",
-	[ORDSCHED_KIND_DOMAIN]		= "domain",
 };
 
 static struct dentry *ordsched_debugfs_root;
@@ -138,6 +137,13 @@ void ordsched_debugfs_init(void)
 		ordsched_debugfs_dirs[i] =
 			debugfs_create_dir(ordsched_kind_names[i],
 					   ordsched_debugfs_root);
+}
+
+/* A read-only file at the top of the tree, removed with it. */
+void ordsched_debugfs_create_file(const char *name,
+				  const struct file_operations *fops)
+{
+	debugfs_create_file(name, 0444, ordsched_debugfs_root, NULL, fops);
 }
 
 void ordsched_debugfs_exit(void)

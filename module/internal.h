@@ -33,7 +33,6 @@ enum ordsched_kind {
 	ORDSCHED_KIND_KEYED,
 	ORDSCHED_KIND_SPREAD,
 	ORDSCHED_KIND_DELAY,
-	ORDSCHED_KIND_DOMAIN,
 	ORDSCHED_NR_KINDS
 };
 
@@ -61,6 +60,8 @@ struct ordsched_instance {
 
 void ordsched_debugfs_init(void);
 void ordsched_debugfs_exit(void);
+void ordsched_debugfs_create_file(const char *name,
+				  const struct file_operations *fops);
 int ordsched_instance_init(struct ordsched_instance *inst,
 			   enum ordsched_kind kind, const char *name,
 			   const struct ordsched_counters *counters,

@@ -95,10 +95,18 @@ static_assert(sizeof(struct ordsched_ring_setup) == 48);
 static_assert(sizeof(struct ordsched_ring_wait) == 24);
 static_assert(sizeof(struct ordsched_ring_wake) == 16);
 
-/* The most moves of the tail one call makes; the work item does the rest. */
+/*
+ * The most slots one advance looks at; the work item does the rest. A
+ * fraction of the slots, so that a release or a retirement in a system
+ * call stays short and the work item is a path that runs (a dead handle
+ * that held a quarter of the window), not one that only a scribbler
+ * reaches.
+ */
+#define RING_BUDGET	64
+
 static unsigned int ring_budget(struct ordsched_domain *dom)
 {
-	return 2 * dom->ring_slots;
+	return min_t(unsigned int, RING_BUDGET, dom->ring_slots);
 }
 
 /* The kernel's view of the page: its own pointers and mask, trusted. */
@@ -179,6 +187,9 @@ void ordsched_ring_advance_work(struct work_struct *work)
 	struct ordsched_ring_view r;
 	bool again;
 
+	spin_lock(&dom->lock);
+	dom->stats.deferred++;
+	spin_unlock(&dom->lock);
 	ring_view(dom, &r);
 	again = !ordsched_ring_advance(&r, ring_budget(dom), true, dom) &&
 		READ_ONCE(dom->handles);
@@ -386,7 +397,6 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 {
 	struct ordsched_domain *dom = h->dom;
 	struct domain_waiter w = { .task = current, .ticket = t };
-	struct list_head *bucket = &dom->waiters[t % DOMAIN_BUCKETS];
 	struct ordsched_ring_view r;
 	bool queued = false, slept = false;
 	int ret;
@@ -395,7 +405,13 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 	for (;;) {
 		spin_lock(&dom->lock);
 		if (!queued) {
-			list_add_tail(&w.node, bucket);
+			ret = ordsched_domain_queue_waiter(h, &w);
+			if (ret) {
+				spin_unlock(&dom->lock);
+				/* No room to sleep: unless it need not. */
+				ret = ordsched_ring_wait_check(&r, id, t);
+				return ret == -EAGAIN ? -EBUSY : ret;
+			}
 			queued = true;
 		}
 		/* Race (b): see the top; a full barrier, under the lock. */
@@ -417,7 +433,7 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 	}
 	__set_current_state(TASK_RUNNING);
 	spin_lock(&dom->lock);
-	list_del(&w.node);
+	ordsched_domain_dequeue_waiter(h, &w);
 	/* As ORDSCHED_IOC_WAIT: only the waits that found no turn. */
 	if (slept || ret == -ETIMEDOUT || ret == -ERESTARTSYS)
 		dom->stats.waits++;

@@ -2,7 +2,8 @@
 /*
  * The tracepoints of every part, one system: ordsched. Instantiated once,
  * in trace.c; every other file includes this header as it is. Events name
- * their instance by its id, the number in its debugfs directory's name.
+ * their instance by its id, the number in its debugfs directory's name;
+ * a domain's is ordsched_stats.domain_id, as in debugfs "domains".
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ordsched

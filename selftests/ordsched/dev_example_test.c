@@ -138,7 +138,7 @@ TEST(ordschedctl_status)
 
 	if (!have("ordschedctl"))
 		SKIP(return, "ordschedctl not in PATH");
-	if (access("/sys/kernel/debug/ordsched/domain", R_OK))
+	if (access("/sys/kernel/debug/ordsched/domains", R_OK))
 		SKIP(return, "debugfs not mounted");
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, dev_take(fd, 5, NULL));

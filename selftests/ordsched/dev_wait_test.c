@@ -15,6 +15,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <linux/ordsched_ring.h>
+
 #include "dev_util.h"
 #include "kselftest_harness.h"
 
@@ -432,6 +434,154 @@ TEST(fork_shares_the_handle)
 	EXPECT_EQ(1, st.tail);
 	EXPECT_EQ(0, st.released);
 	close(fd);
+}
+
+struct long_waiter {
+	int fd;
+	__u64 ticket;
+	int ret;
+};
+
+/* Sleep until the turn; a probe of wait_busy() may take the room a while. */
+static void *wait_long(void *arg)
+{
+	struct long_waiter *w = arg;
+
+	while ((w->ret = dev_wait(w->fd, w->ticket, now_ns() + 60 * SEC)) ==
+	       -EBUSY)
+		usleep(1000);
+	return NULL;
+}
+
+/* Probe with short waits until one answers EBUSY: 0, or the last answer. */
+static int wait_busy(int fd, __u64 t)
+{
+	__u64 end = now_ns() + 5 * SEC;
+	int ret;
+
+	do {
+		ret = dev_wait(fd, t, now_ns() + 10 * MS);
+	} while (ret == -ETIMEDOUT && now_ns() < end);
+	return ret == -EBUSY ? 0 : ret ? ret : -EINVAL;
+}
+
+#define BOUND_HANDLES	(ORDSCHED_MAX_WAITERS_DOMAIN / ORDSCHED_MAX_WAITERS_HANDLE)
+
+/*
+ * Handle k + 1 holds ticket k + 1 behind the tail (0, held by handle 0):
+ * ORDSCHED_MAX_WAITERS_HANDLE threads sleep on each of the first
+ * BOUND_HANDLES, then one more on the first answers EBUSY, and one on
+ * the next handle too (the domain is full); a wait at its turn is still
+ * answered. Then every sleeper gets its turn.
+ */
+static void bounded_waiters(struct __test_metadata *_metadata, bool ring)
+{
+	struct ordsched_ring_setup setup = { 0 };
+	int fd[BOUND_HANDLES + 2], i, k, n = 0;
+	static struct long_waiter w[ORDSCHED_MAX_WAITERS_DOMAIN];
+	static pthread_t th[ORDSCHED_MAX_WAITERS_DOMAIN];
+	pthread_attr_t attr;
+	__u64 t;
+
+	fd[0] = dev_open();
+	ASSERT_LE(0, fd[0]);
+	if (ring)
+		ASSERT_EQ(0, dev_ioctl(fd[0], ORDSCHED_IOC_RING_SETUP, &setup));
+	for (k = 0; k < BOUND_HANDLES + 2; k++) {
+		if (k) {
+			fd[k] = dev_new_handle(fd[0], ORDSCHED_HANDLE_CLOEXEC);
+			ASSERT_LE(0, fd[k]);
+		}
+		ASSERT_EQ(0, dev_take(fd[k], 1, &t));
+		ASSERT_EQ(k, t);
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (k = 1; k <= BOUND_HANDLES; k++) {
+		for (i = 0; i < ORDSCHED_MAX_WAITERS_HANDLE; i++, n++) {
+			w[n] = (struct long_waiter){ .fd = fd[k], .ticket = k };
+			ASSERT_EQ(0, pthread_create(&th[n], &attr, wait_long,
+						    &w[n]));
+		}
+		/* The handle is full; with the last one, the domain too. */
+		EXPECT_EQ(0, wait_busy(fd[k], k));
+	}
+	EXPECT_EQ(-EBUSY, dev_wait(fd[BOUND_HANDLES + 1], BOUND_HANDLES + 1,
+				   now_ns() + 10 * MS));
+	/* Its turn needs no sleep. */
+	EXPECT_EQ(0, dev_wait(fd[0], 0, now_ns() + 10 * MS));
+	/* Each handle's sleepers see their turn before it passes. */
+	EXPECT_EQ(0, dev_complete(fd[0], 0, 1));
+	for (k = 1, i = 0; k <= BOUND_HANDLES; k++) {
+		for (; i < k * ORDSCHED_MAX_WAITERS_HANDLE; i++) {
+			pthread_join(th[i], NULL);
+			EXPECT_EQ(0, w[i].ret);
+		}
+		EXPECT_EQ(0, dev_complete(fd[k], k, 1));
+	}
+	EXPECT_EQ(0, dev_complete(fd[k], k, 1));
+	pthread_attr_destroy(&attr);
+	for (k = 0; k < BOUND_HANDLES + 2; k++)
+		close(fd[k]);
+}
+
+/*
+ * A range retired while its tickets are waited for wakes the waiters of
+ * every ticket in it, whatever bucket they share, and nobody else: a
+ * waiter for the ticket after the range sleeps on until its turn.
+ */
+TEST(range_trashed_while_waiting)
+{
+	static const __u64 tickets[] = { 1, 64, 65, 100, 101 };
+	struct ordsched_stats st;
+	struct long_waiter w[5];
+	pthread_t th[5];
+	int a, b, c, i;
+	__u64 t;
+
+	a = dev_open();
+	ASSERT_LE(0, a);
+	b = dev_new_handle(a, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, b);
+	c = dev_new_handle(a, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, dev_take(a, 1, &t));
+	ASSERT_EQ(0, dev_take(b, 100, &t));
+	ASSERT_EQ(1, t);
+	ASSERT_EQ(0, dev_take(c, 1, &t));
+	ASSERT_EQ(101, t);
+	for (i = 0; i < 5; i++) {
+		w[i] = (struct long_waiter){ .fd = i < 4 ? b : c,
+					     .ticket = tickets[i] };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, wait_long, &w[i]));
+	}
+	usleep(200 * 1000);
+	EXPECT_EQ(0, dev_trash(b, 1, 100));
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(-EALREADY, w[i].ret);
+	}
+	/* Four woken, 101 not even for a look: it was not in the range. */
+	ASSERT_EQ(0, dev_stats(a, &st));
+	EXPECT_EQ(4, st.wakeups);
+	usleep(100 * 1000);
+	EXPECT_EQ(0, pthread_tryjoin_np(th[4], NULL) == 0);
+	EXPECT_EQ(0, dev_complete(a, 0, 1));
+	pthread_join(th[4], NULL);
+	EXPECT_EQ(0, w[4].ret);
+	close(c);
+	close(b);
+	close(a);
+}
+
+TEST(waiters_are_bounded)
+{
+	bounded_waiters(_metadata, false);
+}
+
+TEST(waiters_are_bounded_in_a_ring)
+{
+	bounded_waiters(_metadata, true);
 }
 
 TEST_HARNESS_MAIN

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,6 +109,59 @@ TEST(open_fd_pins_module)
 	EXPECT_EQ(-1, access(DEV_PATH, F_OK));
 	ASSERT_EQ(0, load_module(path));
 	EXPECT_EQ(0, access(DEV_PATH, F_OK));
+}
+
+#define DEBUGFS "/sys/kernel/debug/ordsched"
+
+/* Is the block header "<comm>.<id>:" of domain @id in "domains"? */
+static int listed(unsigned int id)
+{
+	char line[256], *dot;
+	FILE *f = fopen(DEBUGFS "/domains", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		dot = strrchr(line, '.');
+		if (line[0] != ' ' && dot && strtoul(dot + 1, NULL, 10) == id)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Opens leave no debugfs entry of their own: live domains are listed in
+ * one file, each once under an id no other live domain has, and leave
+ * it when closed.
+ */
+TEST(debugfs_lists_domains_in_one_file)
+{
+	struct ordsched_stats st;
+	unsigned int ids[8];
+	struct stat sb;
+	int fd[8], i, j;
+
+	if (access(DEBUGFS, R_OK))
+		SKIP(return, "debugfs not mounted");
+	/* Before: one directory an open, under "domain". */
+	EXPECT_NE(0, stat(DEBUGFS "/domain", &sb));
+	for (i = 0; i < 8; i++) {
+		fd[i] = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd[i]);
+		memset(&st, 0, sizeof(st));
+		ASSERT_EQ(0, ioctl(fd[i], ORDSCHED_IOC_STATS, &st));
+		ids[i] = st.domain_id;
+		for (j = 0; j < i; j++)
+			EXPECT_NE(ids[j], ids[i]);
+	}
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(1, listed(ids[i]));
+	for (i = 0; i < 8; i++)
+		close(fd[i]);
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(0, listed(ids[i]));
 }
 
 TEST_HARNESS_MAIN

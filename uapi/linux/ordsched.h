@@ -41,6 +41,14 @@
 /* The version of this interface that ORDSCHED_IOC_API negotiates. */
 #define ORDSCHED_API_VERSION	1
 
+/*
+ * The most threads that may sleep at once in the waits of one handle, and
+ * of one domain: a retirement looks at every sleeper of the domain at
+ * most once, under the domain's lock.
+ */
+#define ORDSCHED_MAX_WAITERS_HANDLE	128
+#define ORDSCHED_MAX_WAITERS_DOMAIN	512
+
 /* "No ticket" in ordsched_complete_wait; "no deadline" in deadlines. */
 #define ORDSCHED_NO_TICKET	(~(__u64)0)
 #define ORDSCHED_NO_DEADLINE	(~(__u64)0)
@@ -116,7 +124,11 @@ struct ordsched_take {
  * EINTR (or a transparent restart): a signal came; the deadline being
  * absolute, a restart does not stretch it. EPERM: another handle holds
  * @ticket. EALREADY: @ticket was completed or trashed (also when that
- * happens during the wait).
+ * happens during the wait). EBUSY: ORDSCHED_MAX_WAITERS_HANDLE threads
+ * already sleep on the handle, or ORDSCHED_MAX_WAITERS_DOMAIN on its
+ * domain (also for the sleeps of ORDSCHED_IOC_COMPLETE_WAIT and
+ * ORDSCHED_IOC_RING_WAIT); a wait that finds its turn at once never
+ * answers it.
  */
 struct ordsched_wait {
 	__u64 ticket;
@@ -185,7 +197,8 @@ struct ordsched_new_handle {
  * struct ordsched_stats - ORDSCHED_IOC_STATS
  * @flags: in: 0
  * @handles: out: live handles on the domain
- * @domain_id: out: the domain's number, as in debugfs ("domain/<comm>.<id>")
+ * @domain_id: out: the domain's number, unique among live domains, as in
+ *	the debugfs file "ordsched/domains" ("<comm>.<id>:")
  * @pad: out: 0
  * @tail: out: the oldest ticket not retired
  * @head: out: the next ticket to hand out
@@ -201,6 +214,9 @@ struct ordsched_new_handle {
  * @full: out: take commands answered EAGAIN
  * @held: out: tickets this handle holds
  * @handle_taken: out: tickets this handle took
+ * @deferred: out: runs of a ring domain's deferred advance: a release or
+ *	a retirement moved the tail as far as its budget allowed and left
+ *	the rest to a work item (ORDSCHED_FEAT_RING; 0 in other domains)
  * @reserved: out: 0
  */
 struct ordsched_stats {
@@ -221,7 +237,8 @@ struct ordsched_stats {
 	__u64 full;
 	__u64 held;
 	__u64 handle_taken;
-	__u64 reserved[4];
+	__u64 deferred;
+	__u64 reserved[3];
 };
 
 /**

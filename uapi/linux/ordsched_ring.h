@@ -38,7 +38,10 @@
  *    tickets as the page says; taken, completed and trashed count only
  *    the commands, released the slots the kernel found owned by a
  *    released handle, and waits, wakeups, timeouts and interrupts those
- *    of the kernel's sleeps (ORDSCHED_IOC_WAIT and _RING_WAIT).
+ *    of the kernel's sleeps (ORDSCHED_IOC_WAIT and _RING_WAIT); deferred
+ *    the runs of the work item that goes on moving the tail when a
+ *    release or a retirement ran out of its budget (a fixed number of
+ *    slots, a fraction of the window).
  *  - ORDSCHED_IOC_RING_WAIT and _RING_WAKE in a domain without a ring:
  *    EINVAL.
  *
@@ -220,7 +223,7 @@ struct ordsched_ring_setup {
  * flag, nobody is asked to wake the caller: it sleeps until its deadline
  * or a signal. One thread waits per ticket (two that share a flag can
  * lose a wake-up when one of them unflags it). Returns 0 when
- * the tail is @ticket. ETIMEDOUT, EINTR as ORDSCHED_IOC_WAIT. EPERM: the
+ * the tail is @ticket. ETIMEDOUT, EINTR, EBUSY as ORDSCHED_IOC_WAIT. EPERM: the
  * slot is owned by another handle. EALREADY: @ticket is retired (also when
  * that happens during the wait). EINVAL: @ticket was never handed out.
  */
