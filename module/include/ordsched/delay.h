@@ -5,7 +5,7 @@
 
 #include <linux/ktime.h>
 #include <linux/list.h>
-#include <linux/timerqueue.h>
+#include <linux/rbtree.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <ordsched/stream.h>
@@ -65,8 +65,10 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
 
 /**
  * struct ordsched_delay_task - one delayed task, embedded by the caller
- * @node: its place in the deadline order; @node.expires is the deadline
- * @seq: queueing number, unique per scheduler
+ * @rb: its place in the near tree, ordered by @deadline, then @seq
+ * @entry: its place in a list of far tasks (a bucket of the wheel)
+ * @deadline: when it is due, absolute CLOCK_MONOTONIC nanoseconds
+ * @seq: queueing number, unique per scheduler: orders equal deadlines
  * @fn: what to run
  * @delay: the scheduler it was last queued to
  * @state: idle, pending, handed over, or moved while its target started it
@@ -83,7 +85,11 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  * read the deadline with ordsched_delay_task_deadline().
  */
 struct ordsched_delay_task {
-	struct timerqueue_node node;
+	union {
+		struct rb_node rb;
+		struct list_head entry;
+	};
+	ktime_t deadline;
 	u64 seq;
 	ordsched_delay_fn fn;
 	struct ordsched_delay *delay;
@@ -383,7 +389,7 @@ static inline bool ordsched_delay_cancel_sync(struct ordsched_delay *d,
  */
 static inline u64 ordsched_delay_task_deadline(const struct ordsched_delay_task *task)
 {
-	return task->node.expires;
+	return task->deadline;
 }
 
 #endif /* _ORDSCHED_DELAY_H */
