@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The delayed scheduler: one hrtimer, a timerqueue of deadlines, and a
- * work item that hands due tasks over to their targets in batches.
+ * The delayed scheduler: one hrtimer, a tree of the near deadlines, a
+ * coarse wheel of the far ones, and a work item that moves wheel buckets
+ * into the tree and hands due tasks over to their targets in batches.
  * Lock order: d->lock, then the target's locks (workqueue pool, stream).
  *
- * Locking: d->lock protects the tree, the state of every task queued
+ * Locking: d->lock protects the tree, the wheel, the state of every task queued
  * to d, the timer bookkeeping and the counters. It is irq-safe because
  * the hrtimer callback takes it in hard interrupt, and raw because
  * queue and cancel may be called in hard interrupt, where a spinlock_t
@@ -15,14 +16,17 @@
  * started with the lock held, so the callback, under the lock too, can
  * tell whether somebody started it again while it ran.
  *
- * A task is in one of four states:
+ * A task is in one of five states:
  *
  *	IDLE	not queued, started, or cancelled: the caller's
  *	PENDING	in the tree, waiting for its deadline
+ *	FAR	in the wheel (see "Near and far"), waiting for its deadline
  *	HANDED	taken out of the tree and queued on its target
  *	MOVED	modified while its target was starting it: the target
  *		gives it back to the tree instead of running it
  *
+ * FAR becomes PENDING when the dispatch work moves it into the tree, and
+ * IDLE by a cancel or a CANCEL stop; a modify moves it like a PENDING one.
  * PENDING becomes IDLE by a cancel or a CANCEL stop, and HANDED by the
  * hrtimer callback or the dispatch work, either of which queues the task
  * on its target in the same hold of d->lock: there is no moment when a
@@ -86,12 +90,66 @@
  * reached by ktime_get() under d->lock (the interrupt or the dispatch
  * work); the timer only says when to look.
  *
- * Ties: timerqueue_add() puts a node after every node with the same expiry
- * (its comparison is a strict <), and tasks enter the tree under the lock
- * in the order of their sequence numbers, so equal deadlines leave the
- * tree in queueing order; they are handed over under d->lock, earliest
- * first, by the callback or the dispatch work and never both at once (see
- * above), so the targets receive them in that order too.
+ * Near and far. Most timeouts are cancelled long before they are due, so
+ * a far task should cost an O(1) list operation, as in the timer wheel,
+ * and only the near ones the tree's O(log n) and its precision. The
+ * wheel's clock d->clk counts units of 2^DELAY_UNIT_SHIFT ns; the tree
+ * holds exactly the pending tasks whose deadline's unit is <= d->clk (the
+ * "wheel floor" is (clk + 1) units), the wheel the others. The wheel has
+ * DELAY_LEVELS levels of 64 buckets; a deadline goes in the bucket of the
+ * highest 6-bit digit where its unit differs from the clock (level k,
+ * bucket = that digit), beyond the last level in an overflow list, and
+ * KTIME_MAX, never due, in a list that arms nothing. Submit and cancel of
+ * a far task are a list_add_tail() or a list_del() and a bit in a level's
+ * occupancy mask. The clock only moves on to where a bucket starts (the
+ * lowest occupied one after it: delay_wheel_next()); that bucket, and
+ * every bucket of the clock's new digit at each level, is spliced whole
+ * onto d->rescan and its tasks placed again: in the tree if their unit is
+ * now <= clk, else in a bucket of a lower level, since they now share the
+ * clock's digit at their old level. So a task moves at most once per
+ * level; the overflow is looked at once per turn of the last level. The
+ * clock moves to a bucket's start DELAY_HORIZON before it is due, by the
+ * hrtimer (armed for the earliest of the tree's first deadline and the
+ * wheel's next stop) which kicks the dispatch work: the moves are bulk
+ * work, done there in chunks of DELAY_CHUNK tasks per hold of the lock,
+ * never in hard interrupt. With no bucket to stop at before
+ * now + DELAY_HORIZON, the clock simply moves there: no task changes place
+ * (none has a digit in between); an empty wheel lets the clock go
+ * anywhere, so a submission finding it empty brings it up to now first.
+ *
+ * Deadline order across the two: while the dispatch work is not moving
+ * tasks, every tree deadline is below the wheel floor and every wheel
+ * deadline at or above it, so the tree's earliest is everybody's earliest.
+ * While the work moves tasks (d->rescan not empty, the lock dropped
+ * between chunks) the partition does not hold; but then the work owns the
+ * timer (d->dispatching), the interrupt hands nothing over, and the work
+ * finishes the moves before it hands anything over. Never early does not
+ * depend on the wheel at all: only a task found due in the tree is handed
+ * over; the horizon only decides how late a task can be made by a
+ * dispatch work that runs late: not at all unless it is DELAY_HORIZON late.
+ *
+ * Ties: the tree is ordered by deadline, then by d->next_seq, taken by a
+ * task under d->lock at each queueing and move. So tasks with equal
+ * deadlines leave the tree in queueing order whatever way each came into
+ * it: directly, or through buckets and the rescan list in any order. The
+ * case this is for: far task A is being moved (it waits on d->rescan, the
+ * clock already past its unit) when task B, queued later for the same
+ * deadline, goes straight into the tree; A arrives after B but sorts
+ * before it. A FIFO rule alone would order the buckets right (equal
+ * deadlines always share a bucket, as the bucket is a function of the
+ * deadline and the clock), but not this. Tasks are handed over under
+ * d->lock, earliest first, by the callback or the dispatch work and never
+ * both at once (see above), so the targets receive them in that order.
+ *
+ * The parameters, from `make bench` on a loaded 2-CPU TCG guest: the
+ * horizon must cover the dispatch work's wake-up latency, which was
+ * several ms at p99 there, with a wide margin: a bucket that arrives late
+ * makes its tasks late. DELAY_HORIZON is 4 units, 16.8 ms, and a unit
+ * 4.2 ms: the tree then holds 17-21 ms of deadlines, which keeps it small
+ * for the timeouts that matter here (tens of ms and more), and a level-0
+ * bucket is one wake-up per 4.2 ms at most, as a HZ=250 jiffy. Four
+ * levels reach 2^46 ns (19.5 hours) before the overflow. See README.md
+ * for the measurements.
  *
  * Flush uses colors, like workqueue flushes: a task takes the current
  * color when queued, inflight[color] counts queueings neither
@@ -556,12 +614,13 @@ static bool delay_migrate(struct ordsched_delay *d, ktime_t now,
 			d->far--;
 			delay_place(d, task);
 		}
-		if (d->run_now && d->far)
+		if (d->run_now && d->far) {
 			delay_wheel_take_all(d);
-		else if (!delay_wheel_due(d, now))
+			continue;
+		}
+		if (!delay_wheel_due(d, now))
 			return true;
-		else
-			delay_wheel_advance(d, delay_wheel_next(d));
+		delay_wheel_advance(d, delay_wheel_next(d));
 	}
 }
 
