@@ -304,6 +304,28 @@ static const struct debug_obj_descr delay_task_debug_descr = {
 	.fixup_free	= delay_task_fixup,
 };
 
+/*
+ * A waiting task's @rb and @entry lie over what only its target uses: a
+ * work item's entry and function, a stream item's node and function (see
+ * <ordsched/delay.h>). delay_hand_over() sets those again; nothing else
+ * writes @rb or @entry but a queueing or a move, which happen while the
+ * target does not have the task, or from the trampoline, after the target
+ * has read the function and called it. The work item's data word, which
+ * the workqueue keeps across runs, is never covered.
+ */
+static_assert(offsetof(struct ordsched_delay_task, rb) ==
+	      offsetof(struct ordsched_delay_task, wq.work.entry));
+static_assert(offsetofend(struct ordsched_delay_task, rb) <=
+	      offsetofend(struct ordsched_delay_task, wq.work.func));
+static_assert(offsetof(struct ordsched_delay_task, rb) ==
+	      offsetof(struct ordsched_delay_task, stream.item.node));
+static_assert(offsetofend(struct ordsched_delay_task, rb) <=
+	      offsetofend(struct ordsched_delay_task, stream.item.fn));
+static_assert(sizeof(struct list_head) <= sizeof(struct rb_node));
+
+static void delay_work_fn(struct work_struct *work);
+static void delay_stream_fn(struct ordsched_stream_item *item);
+
 static struct ordsched_delay_task *node_to_task(struct rb_node *node)
 {
 	return rb_entry(node, struct ordsched_delay_task, rb);
@@ -655,11 +677,16 @@ static void delay_hand_over(struct ordsched_delay *d,
 	trace_ordsched_delay_dispatch(d->inst.id, task->seq, task->deadline,
 				      ktime_sub(now, task->deadline));
 	task->state = DELAY_HANDED;
-	if (task->target == DELAY_TARGET_STREAM)
+	/* Set again what @rb or @entry took the place of. */
+	if (task->target == DELAY_TARGET_STREAM) {
+		ordsched_stream_item_init(&task->stream.item, delay_stream_fn);
 		ordsched_stream_queue_untracked(task->stream.stream,
 						&task->stream.item);
-	else
+	} else {
+		INIT_LIST_HEAD(&task->wq.work.entry);
+		task->wq.work.func = delay_work_fn;
 		queue_work(task->wq.wq, &task->wq.work);
+	}
 }
 
 /*
@@ -877,7 +904,6 @@ static void delay_task_init_common(struct ordsched_delay_task *task,
 {
 	debug_object_init(task, &delay_task_debug_descr);
 	memset(task, 0, sizeof(*task));
-	RB_CLEAR_NODE(&task->rb);
 	task->fn = fn;
 	task->target = target;
 }
