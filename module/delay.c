@@ -233,7 +233,7 @@ struct ordsched_delay {
 	 * The far tasks. @clk is in wheel units: the tree holds the deadlines
 	 * below (@clk + 1) << DELAY_UNIT_SHIFT, the wheel the others, each in
 	 * the bucket of the highest 6-bit digit where it differs from @clk.
-	 * A set bit of @occupied may be stale: its bucket may be empty.
+	 * A bit of @occupied is set while its bucket has tasks.
 	 */
 	u64 clk;
 	u64 occupied[DELAY_LEVELS];
@@ -554,18 +554,41 @@ static void delay_place(struct ordsched_delay *d,
 		  delay_wheel_time(pos) + DELAY_HORIZON / 2);
 }
 
-/* Take a pending task out of the tree or the wheel. */
+/*
+ * Take a pending task out of the tree or the wheel. The last task of a
+ * bucket takes the bucket's bit along, so that a cancelled timeout costs
+ * no dispatch work later (the timer may still fire, and re-arm).
+ */
 static void delay_unlink(struct ordsched_delay *d,
 			 struct ordsched_delay_task *task)
 {
+	struct list_head *buckets = &d->wheel[0][0], *head = task->entry.next;
+	unsigned long i;
+
 	lockdep_assert_held(&d->lock);
+	d->stats.pending--;
 	if (task->state == DELAY_PENDING) {
 		rb_erase_cached(&task->rb, &d->tree);
-	} else {
-		list_del(&task->entry);
-		d->far--;
+		return;
 	}
-	d->stats.pending--;
+	if (head == task->entry.prev && head >= buckets &&
+	    head < buckets + DELAY_LEVELS * DELAY_SLOTS) {
+		i = head - buckets;
+		d->occupied[i / DELAY_SLOTS] &= ~BIT_ULL(i % DELAY_SLOTS);
+	}
+	list_del(&task->entry);
+	d->far--;
+}
+
+/* No task in a bucket, the overflow or d->rescan: the clock may jump. */
+static bool delay_wheel_empty(struct ordsched_delay *d)
+{
+	unsigned int k;
+
+	for (k = 0; k < DELAY_LEVELS; k++)
+		if (d->occupied[k])
+			return false;
+	return list_empty(&d->overflow) && list_empty(&d->rescan);
 }
 
 /* Move the wheel's clock to @pos and take out the buckets it reaches. */
@@ -615,8 +638,6 @@ static bool delay_wheel_due(struct ordsched_delay *d, ktime_t now)
 	if (!list_empty(&d->rescan) || delay_wheel_next(d) <= target)
 		return true;
 	d->clk = max(d->clk, target);
-	if (!d->far)
-		memset(d->occupied, 0, sizeof(d->occupied));
 	return false;
 }
 
@@ -818,7 +839,7 @@ static void delay_insert(struct ordsched_delay *d,
 	d->stats.pending++;
 	d->stats.peak_pending = max(d->stats.peak_pending, d->stats.pending);
 	/* An empty wheel may move its clock anywhere: bring it up to now. */
-	if (!d->far && delay_unit(deadline) > d->clk)
+	if (delay_unit(deadline) > d->clk && delay_wheel_empty(d))
 		d->clk = max(d->clk, delay_unit(ktime_get() + DELAY_HORIZON));
 	delay_place(d, task);
 }
