@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The delayed scheduler: one hrtimer, a timerqueue of deadlines, and a
- * work item that hands due tasks over to their targets in batches.
+ * The delayed scheduler: one hrtimer, a tree of the near deadlines, a
+ * coarse wheel of the far ones, and a work item that moves wheel buckets
+ * into the tree and hands due tasks over to their targets in batches.
  * Lock order: d->lock, then the target's locks (workqueue pool, stream).
  *
- * Locking: d->lock protects the tree, the state of every task queued
+ * Locking: d->lock protects the tree, the wheel, the state of every task queued
  * to d, the timer bookkeeping and the counters. It is irq-safe because
  * the hrtimer callback takes it in hard interrupt, and raw because
  * queue and cancel may be called in hard interrupt, where a spinlock_t
@@ -15,14 +16,17 @@
  * started with the lock held, so the callback, under the lock too, can
  * tell whether somebody started it again while it ran.
  *
- * A task is in one of four states:
+ * A task is in one of five states:
  *
  *	IDLE	not queued, started, or cancelled: the caller's
  *	PENDING	in the tree, waiting for its deadline
+ *	FAR	in the wheel (see "Near and far"), waiting for its deadline
  *	HANDED	taken out of the tree and queued on its target
  *	MOVED	modified while its target was starting it: the target
  *		gives it back to the tree instead of running it
  *
+ * FAR becomes PENDING when the dispatch work moves it into the tree, and
+ * IDLE by a cancel or a CANCEL stop; a modify moves it like a PENDING one.
  * PENDING becomes IDLE by a cancel or a CANCEL stop, and HANDED by the
  * hrtimer callback or the dispatch work, either of which queues the task
  * on its target in the same hold of d->lock: there is no moment when a
@@ -86,12 +90,72 @@
  * reached by ktime_get() under d->lock (the interrupt or the dispatch
  * work); the timer only says when to look.
  *
- * Ties: timerqueue_add() puts a node after every node with the same expiry
- * (its comparison is a strict <), and tasks enter the tree under the lock
- * in the order of their sequence numbers, so equal deadlines leave the
- * tree in queueing order; they are handed over under d->lock, earliest
- * first, by the callback or the dispatch work and never both at once (see
- * above), so the targets receive them in that order too.
+ * Near and far. Most timeouts are cancelled long before they are due, so
+ * a far task should cost an O(1) list operation, as in the timer wheel,
+ * and only the near ones the tree's O(log n) and its precision. The
+ * wheel's clock d->clk counts units of 2^DELAY_UNIT_SHIFT ns; the tree
+ * holds exactly the pending tasks whose deadline's unit is <= d->clk (the
+ * "wheel floor" is (clk + 1) units), the wheel the others. The wheel has
+ * DELAY_LEVELS levels of 64 buckets; a deadline goes in the bucket of the
+ * highest 6-bit digit where its unit differs from the clock (level k,
+ * bucket = that digit), beyond the last level in an overflow list, and
+ * KTIME_MAX, never due, in a list that arms nothing. Submit and cancel of
+ * a far task are a list_add_tail() or a list_del() and a bit in a level's
+ * occupancy mask. The clock only moves on to where a bucket starts (the
+ * lowest occupied one after it: delay_wheel_next()); that bucket, and
+ * every bucket of the clock's new digit at each level, is spliced whole
+ * onto d->rescan and its tasks placed again: in the tree if their unit is
+ * now <= clk, else in a bucket of a lower level, since they now share the
+ * clock's digit at their old level. So a task moves at most once per
+ * level; the overflow is looked at once per turn of the last level. The
+ * clock moves to a bucket's start DELAY_HORIZON before it is due, by the
+ * hrtimer (armed for the earliest of the tree's first deadline and the
+ * wheel's next stop) which kicks the dispatch work: the moves are bulk
+ * work, done there in chunks of DELAY_CHUNK tasks per hold of the lock,
+ * never in hard interrupt. With no bucket to stop at before
+ * now + DELAY_HORIZON, the clock simply moves there: no task changes place
+ * (none has a digit in between); an empty wheel lets the clock go
+ * anywhere, so a submission finding it empty brings it up to now first.
+ *
+ * Deadline order across the two: while the dispatch work is not moving
+ * tasks, every tree deadline is below the wheel floor and every wheel
+ * deadline at or above it, so the tree's earliest is everybody's earliest.
+ * While the work moves tasks (d->rescan not empty, the lock dropped
+ * between chunks) the partition does not hold; but then the work owns the
+ * timer (d->dispatching), the interrupt hands nothing over, and the work
+ * finishes the moves before it hands anything over. Never early does not
+ * depend on the wheel at all: only a task found due in the tree is handed
+ * over; the horizon only decides how late a task can be made by a
+ * dispatch work that runs late: not at all unless it is DELAY_HORIZON late.
+ *
+ * Ties: the tree is ordered by deadline, then by d->next_seq, taken by a
+ * task under d->lock at each queueing and move. So tasks with equal
+ * deadlines leave the tree in queueing order whatever way each came into
+ * it: directly, or through buckets and the rescan list in any order. The
+ * case this is for: far task A is being moved (it waits on d->rescan, the
+ * clock already past its unit) when task B, queued later for the same
+ * deadline, goes straight into the tree; A arrives after B but sorts
+ * before it. A FIFO rule alone would order the buckets right (equal
+ * deadlines always share a bucket, as the bucket is a function of the
+ * deadline and the clock), but not this. Tasks are handed over under
+ * d->lock, earliest first, by the callback or the dispatch work and never
+ * both at once (see above), so the targets receive them in that order.
+ *
+ * The parameters, from `make bench` on a loaded 2-CPU TCG guest: the
+ * horizon must cover the wake-up latency of a worker, which `make bench`
+ * measured at 0.4-4.5 ms p99 there (a task the hrtimer hands straight to
+ * its worker), with a wide margin: a bucket that arrives late makes its
+ * tasks late. DELAY_HORIZON is 4 units, 16.8 ms, and a unit 4.2 ms: the
+ * tree then holds 17-21 ms of deadlines, which keeps it small for the
+ * timeouts that matter here (tens of ms and more), and a level-0 bucket
+ * is one wake-up per 4.2 ms at most, as a HZ=250 jiffy. Submit+cancel of
+ * a far task then measured 470-1100 ns whatever the number pending (10^3
+ * to 10^6), against 900-2600 ns for delayed_work. Four levels reach 2^46
+ * ns (19.5 hours) before the overflow. A bucket's move costs a tree
+ * insert per task, paid by the dispatch work instead of the submitters:
+ * under TCG, 20,000 tasks for one deadline took about the horizon to move
+ * (in far_ties, the pass that moved them also found them due), so such a
+ * crowd can be late by what the move takes beyond the horizon.
  *
  * Flush uses colors, like workqueue flushes: a task takes the current
  * color when queued, inflight[color] counts queueings neither
@@ -107,6 +171,7 @@
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -130,12 +195,26 @@
 /* Tasks the re-arm looks at for the earliest deadline + slack. */
 #define DELAY_SLACK_WALK	16
 
+/*
+ * The far wheel (see "Near and far" above): units of 2^22 ns (4.2 ms),
+ * four levels of 64 buckets, each 64 times coarser than the one below,
+ * the last spanning 2^46 ns (19.5 hours); beyond, an overflow list. The
+ * tree takes every deadline within DELAY_HORIZON of the wheel's clock.
+ */
+#define DELAY_UNIT_SHIFT	22
+#define DELAY_LEVEL_BITS	6
+#define DELAY_SLOTS		BIT(DELAY_LEVEL_BITS)
+#define DELAY_LEVELS		4
+#define DELAY_HORIZON		(4LL << DELAY_UNIT_SHIFT)
+#define DELAY_TOP_SHIFT		(DELAY_LEVELS * DELAY_LEVEL_BITS)
+
 #define DELAY_COLORS	4
 #define DELAY_ALL_COLORS	(BIT(DELAY_COLORS) - 1)
 
 enum delay_state {
 	DELAY_IDLE,
 	DELAY_PENDING,
+	DELAY_FAR,
 	DELAY_HANDED,
 	DELAY_MOVED,
 };
@@ -148,7 +227,23 @@ enum delay_target {
 struct ordsched_delay {
 	/* The tree, task states, timer bookkeeping, counters: see above. */
 	raw_spinlock_t lock;
-	struct timerqueue_head tree;
+	/* The near tasks, by deadline, then queueing number. */
+	struct rb_root_cached tree;
+	/*
+	 * The far tasks. @clk is in wheel units: the tree holds the deadlines
+	 * below (@clk + 1) << DELAY_UNIT_SHIFT, the wheel the others, each in
+	 * the bucket of the highest 6-bit digit where it differs from @clk.
+	 * A bit of @occupied is set while its bucket has tasks.
+	 */
+	u64 clk;
+	u64 occupied[DELAY_LEVELS];
+	struct list_head wheel[DELAY_LEVELS][DELAY_SLOTS];
+	/* Beyond the last level; KTIME_MAX, never due; taken out to re-place. */
+	struct list_head overflow;
+	struct list_head never;
+	struct list_head rescan;
+	/* Tasks in the wheel, the overflow, @never and @rescan. */
+	u64 far;
 	struct hrtimer timer;
 	/*
 	 * The latest the timer is armed to fire at, never later than the
@@ -215,9 +310,48 @@ static const struct debug_obj_descr delay_task_debug_descr = {
 	.fixup_free	= delay_task_fixup,
 };
 
-static struct ordsched_delay_task *node_to_task(struct timerqueue_node *node)
+/*
+ * A waiting task's @rb and @entry lie over what only its target uses: a
+ * work item's entry and function, a stream item's node and function (see
+ * <ordsched/delay.h>). delay_hand_over() sets those again; nothing else
+ * writes @rb or @entry but a queueing or a move, which happen while the
+ * target does not have the task, or from the trampoline, after the target
+ * has read the function and called it. The work item's data word, which
+ * the workqueue keeps across runs, is never covered.
+ */
+static_assert(offsetof(struct ordsched_delay_task, rb) ==
+	      offsetof(struct ordsched_delay_task, wq.work.entry));
+static_assert(offsetofend(struct ordsched_delay_task, rb) <=
+	      offsetofend(struct ordsched_delay_task, wq.work.func));
+static_assert(offsetof(struct ordsched_delay_task, rb) ==
+	      offsetof(struct ordsched_delay_task, stream.item.node));
+static_assert(offsetofend(struct ordsched_delay_task, rb) <=
+	      offsetofend(struct ordsched_delay_task, stream.item.fn));
+static_assert(sizeof(struct list_head) <= sizeof(struct rb_node));
+
+static void delay_work_fn(struct work_struct *work);
+static void delay_stream_fn(struct ordsched_stream_item *item);
+
+static struct ordsched_delay_task *node_to_task(struct rb_node *node)
 {
-	return container_of(node, struct ordsched_delay_task, node);
+	return rb_entry(node, struct ordsched_delay_task, rb);
+}
+
+/* The tree's order: deadline, then queueing number. */
+static bool delay_before(struct rb_node *a, const struct rb_node *b)
+{
+	const struct ordsched_delay_task *x = node_to_task(a);
+	const struct ordsched_delay_task *y = rb_entry(b, struct ordsched_delay_task, rb);
+
+	return x->deadline < y->deadline ||
+	       (x->deadline == y->deadline && x->seq < y->seq);
+}
+
+static struct ordsched_delay_task *delay_first(struct ordsched_delay *d)
+{
+	struct rb_node *node = rb_first_cached(&d->tree);
+
+	return node ? node_to_task(node) : NULL;
 }
 
 /*
@@ -281,7 +415,7 @@ static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 /* Deadline + slack: KTIME_MAX only for a task that is never due. */
 static ktime_t delay_task_latest(const struct ordsched_delay_task *task)
 {
-	ktime_t deadline = task->node.expires;
+	ktime_t deadline = task->deadline;
 
 	if (deadline == KTIME_MAX)
 		return KTIME_MAX;
@@ -298,32 +432,29 @@ static ktime_t delay_task_latest(const struct ordsched_delay_task *task)
  */
 static ktime_t delay_latest(struct ordsched_delay *d)
 {
-	struct timerqueue_node *node = timerqueue_getnext(&d->tree);
+	struct rb_node *node = rb_first_cached(&d->tree);
 	ktime_t latest = KTIME_MAX;
 	unsigned int i;
 
 	lockdep_assert_held(&d->lock);
-	for (i = 0; node && node->expires < latest; i++) {
+	for (i = 0; node && node_to_task(node)->deadline < latest; i++) {
 		if (i == DELAY_SLACK_WALK)
-			return node->expires;
+			return node_to_task(node)->deadline;
 		latest = min(latest, delay_task_latest(node_to_task(node)));
-		node = timerqueue_iterate_next(node);
+		node = rb_next(node);
 	}
 	return latest;
 }
 
 /*
- * Arm the timer to fire between the earliest deadline and @latest, if that
- * is earlier than what is armed; the tree is not empty.
+ * Arm the timer to fire between @first and @latest, if that is earlier
+ * than what is armed.
  */
-static void delay_arm(struct ordsched_delay *d, ktime_t latest)
+static void delay_arm(struct ordsched_delay *d, ktime_t first, ktime_t latest)
 {
-	ktime_t first;
-
 	lockdep_assert_held(&d->lock);
 	if (d->dispatching || latest >= d->armed)
 		return;
-	first = timerqueue_getnext(&d->tree)->expires;
 	d->armed = latest;
 	d->stats.rearms++;
 	trace_ordsched_delay_arm(d->inst.id, first, latest - first);
@@ -340,19 +471,249 @@ static void delay_kick(struct ordsched_delay *d)
 	queue_work(ordsched_highpri_wq, &d->dispatch);
 }
 
+/* The wheel unit of a time: wheel positions are counted in these. */
+static u64 delay_unit(ktime_t t)
+{
+	return (u64)t >> DELAY_UNIT_SHIFT;
+}
+
+/* When the wheel's clock must reach @pos: DELAY_HORIZON before it. */
+static ktime_t delay_wheel_time(u64 pos)
+{
+	return (ktime_t)(pos << DELAY_UNIT_SHIFT) - DELAY_HORIZON;
+}
+
+/*
+ * The next position at which the clock must stop because a bucket (or
+ * the overflow) is to be taken out there; U64_MAX if none. The buckets of
+ * a level lie beyond the block the level below covers, so the lowest
+ * level with an occupied bucket after the clock's own digit has it.
+ */
+static u64 delay_wheel_next(struct ordsched_delay *d)
+{
+	unsigned int k, shift, digit;
+	u64 mask;
+
+	lockdep_assert_held(&d->lock);
+	for (k = 0; k < DELAY_LEVELS; k++) {
+		shift = k * DELAY_LEVEL_BITS;
+		digit = (d->clk >> shift) & (DELAY_SLOTS - 1);
+		if (digit == DELAY_SLOTS - 1)
+			continue;
+		mask = d->occupied[k] & (~0ULL << (digit + 1));
+		if (mask)
+			return (d->clk >> (shift + DELAY_LEVEL_BITS)
+				       << (shift + DELAY_LEVEL_BITS)) |
+			       ((u64)__ffs64(mask) << shift);
+	}
+	if (!list_empty(&d->overflow))
+		return ((d->clk >> DELAY_TOP_SHIFT) + 1) << DELAY_TOP_SHIFT;
+	return U64_MAX;
+}
+
+/*
+ * Put a pending task where its deadline says: in the tree if below the
+ * wheel's clock + 1 (or if a RUN stop wants everything now), else in the
+ * bucket of the highest digit where it differs from the clock, arming
+ * the timer to bring that bucket in DELAY_HORIZON before it is due.
+ */
+static void delay_place(struct ordsched_delay *d,
+			struct ordsched_delay_task *task)
+{
+	u64 unit = delay_unit(task->deadline), pos;
+	unsigned int level, shift, slot;
+	struct list_head *list;
+
+	lockdep_assert_held(&d->lock);
+	if (unit <= d->clk || d->run_now) {
+		task->state = DELAY_PENDING;
+		rb_add_cached(&task->rb, &d->tree, delay_before);
+		/* Any task, first or not, may bring the earliest latest forward. */
+		delay_arm(d, delay_first(d)->deadline, delay_task_latest(task));
+		return;
+	}
+	task->state = DELAY_FAR;
+	d->far++;
+	if (task->deadline == KTIME_MAX) {
+		list_add_tail(&task->entry, &d->never);
+		return;
+	}
+	level = (fls64(unit ^ d->clk) - 1) / DELAY_LEVEL_BITS;
+	if (level >= DELAY_LEVELS) {
+		list = &d->overflow;
+		pos = ((d->clk >> DELAY_TOP_SHIFT) + 1) << DELAY_TOP_SHIFT;
+	} else {
+		shift = level * DELAY_LEVEL_BITS;
+		slot = (unit >> shift) & (DELAY_SLOTS - 1);
+		list = &d->wheel[level][slot];
+		d->occupied[level] |= BIT_ULL(slot);
+		pos = unit >> shift << shift;
+	}
+	list_add_tail(&task->entry, list);
+	delay_arm(d, delay_wheel_time(pos),
+		  delay_wheel_time(pos) + DELAY_HORIZON / 2);
+}
+
+/*
+ * Take a pending task out of the tree or the wheel. The last task of a
+ * bucket takes the bucket's bit along, so that a cancelled timeout costs
+ * no dispatch work later (the timer may still fire, and re-arm).
+ */
+static void delay_unlink(struct ordsched_delay *d,
+			 struct ordsched_delay_task *task)
+{
+	struct list_head *buckets = &d->wheel[0][0], *head = task->entry.next;
+	unsigned long i;
+
+	lockdep_assert_held(&d->lock);
+	d->stats.pending--;
+	if (task->state == DELAY_PENDING) {
+		rb_erase_cached(&task->rb, &d->tree);
+		return;
+	}
+	if (head == task->entry.prev && head >= buckets &&
+	    head < buckets + DELAY_LEVELS * DELAY_SLOTS) {
+		i = head - buckets;
+		d->occupied[i / DELAY_SLOTS] &= ~BIT_ULL(i % DELAY_SLOTS);
+	}
+	list_del(&task->entry);
+	d->far--;
+}
+
+/* No task in a bucket, the overflow or d->rescan: the clock may jump. */
+static bool delay_wheel_empty(struct ordsched_delay *d)
+{
+	unsigned int k;
+
+	for (k = 0; k < DELAY_LEVELS; k++)
+		if (d->occupied[k])
+			return false;
+	return list_empty(&d->overflow) && list_empty(&d->rescan);
+}
+
+/* Move the wheel's clock to @pos and take out the buckets it reaches. */
+static void delay_wheel_advance(struct ordsched_delay *d, u64 pos)
+{
+	unsigned int k, slot;
+
+	lockdep_assert_held(&d->lock);
+	d->clk = pos;
+	for (k = 0; k < DELAY_LEVELS; k++) {
+		slot = (pos >> (k * DELAY_LEVEL_BITS)) & (DELAY_SLOTS - 1);
+		if (d->occupied[k] & BIT_ULL(slot)) {
+			list_splice_tail_init(&d->wheel[k][slot], &d->rescan);
+			d->occupied[k] &= ~BIT_ULL(slot);
+		}
+	}
+	if (!(pos & (BIT_ULL(DELAY_TOP_SHIFT) - 1)))
+		list_splice_tail_init(&d->overflow, &d->rescan);
+}
+
+/* Take out every far task, for a stop. */
+static void delay_wheel_take_all(struct ordsched_delay *d)
+{
+	unsigned int k, slot;
+
+	lockdep_assert_held(&d->lock);
+	for (k = 0; k < DELAY_LEVELS; k++) {
+		while (d->occupied[k]) {
+			slot = __ffs64(d->occupied[k]);
+			list_splice_tail_init(&d->wheel[k][slot], &d->rescan);
+			d->occupied[k] &= ~BIT_ULL(slot);
+		}
+	}
+	list_splice_tail_init(&d->overflow, &d->rescan);
+	list_splice_tail_init(&d->never, &d->rescan);
+}
+
+/*
+ * Is a bucket to be taken out by @now + DELAY_HORIZON? If not, the clock
+ * moves on to there: no bucket is in between, so no task changes place.
+ */
+static bool delay_wheel_due(struct ordsched_delay *d, ktime_t now)
+{
+	u64 target = delay_unit(now + DELAY_HORIZON);
+
+	lockdep_assert_held(&d->lock);
+	if (!list_empty(&d->rescan) || delay_wheel_next(d) <= target)
+		return true;
+	d->clk = max(d->clk, target);
+	return false;
+}
+
+/*
+ * Bring the wheel's clock up to @now + DELAY_HORIZON (or take out every
+ * task, for a RUN stop), placing at most *@budget tasks again: true when
+ * done, and then every task due by then is in the tree.
+ */
+static bool delay_migrate(struct ordsched_delay *d, ktime_t now,
+			  unsigned int *budget)
+{
+	struct ordsched_delay_task *task;
+
+	lockdep_assert_held(&d->lock);
+	for (;;) {
+		while ((task = list_first_entry_or_null(&d->rescan,
+							struct ordsched_delay_task,
+							entry))) {
+			if (!*budget)
+				return false;
+			(*budget)--;
+			list_del(&task->entry);
+			d->far--;
+			delay_place(d, task);
+		}
+		if (d->run_now && d->far) {
+			delay_wheel_take_all(d);
+			continue;
+		}
+		if (!delay_wheel_due(d, now))
+			return true;
+		delay_wheel_advance(d, delay_wheel_next(d));
+	}
+}
+
+/*
+ * Arm the timer for the earliest of the tree's first deadline and the
+ * wheel's next stop, by the earliest latest of both.
+ */
+static void delay_rearm(struct ordsched_delay *d)
+{
+	struct ordsched_delay_task *first = delay_first(d);
+	ktime_t soon = KTIME_MAX, latest = KTIME_MAX, t;
+	u64 pos = delay_wheel_next(d);
+
+	lockdep_assert_held(&d->lock);
+	if (first) {
+		soon = first->deadline;
+		latest = delay_latest(d);
+	}
+	if (pos != U64_MAX) {
+		t = delay_wheel_time(pos);
+		soon = min(soon, t);
+		latest = min(latest, t + DELAY_HORIZON / 2);
+	}
+	delay_arm(d, soon, latest);
+}
+
 /* Queue a due task on its target; from then on it may run and be freed. */
 static void delay_hand_over(struct ordsched_delay *d,
 			    struct ordsched_delay_task *task, ktime_t now)
 {
 	lockdep_assert_held(&d->lock);
-	trace_ordsched_delay_dispatch(d->inst.id, task->seq, task->node.expires,
-				      ktime_sub(now, task->node.expires));
+	trace_ordsched_delay_dispatch(d->inst.id, task->seq, task->deadline,
+				      ktime_sub(now, task->deadline));
 	task->state = DELAY_HANDED;
-	if (task->target == DELAY_TARGET_STREAM)
+	/* Set again what @rb or @entry took the place of. */
+	if (task->target == DELAY_TARGET_STREAM) {
+		ordsched_stream_item_init(&task->stream.item, delay_stream_fn);
 		ordsched_stream_queue_untracked(task->stream.stream,
 						&task->stream.item);
-	else
+	} else {
+		INIT_LIST_HEAD(&task->wq.work.entry);
+		task->wq.work.func = delay_work_fn;
 		queue_work(task->wq.wq, &task->wq.work);
+	}
 }
 
 /*
@@ -362,14 +723,14 @@ static void delay_hand_over(struct ordsched_delay *d,
 static unsigned int delay_hand_over_due(struct ordsched_delay *d, ktime_t now,
 					unsigned int max, bool all)
 {
-	struct timerqueue_node *first;
+	struct ordsched_delay_task *first;
 	unsigned int n = 0;
 
 	lockdep_assert_held(&d->lock);
-	while (n < max && (first = timerqueue_getnext(&d->tree)) &&
-	       (all || first->expires <= now)) {
-		timerqueue_del(&d->tree, first);
-		delay_hand_over(d, node_to_task(first), now);
+	while (n < max && (first = delay_first(d)) &&
+	       (all || first->deadline <= now)) {
+		rb_erase_cached(&first->rb, &d->tree);
+		delay_hand_over(d, first, now);
 		n++;
 	}
 	d->stats.pending -= n;
@@ -393,7 +754,7 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 {
 	struct ordsched_delay *d = container_of(timer, struct ordsched_delay,
 						timer);
-	struct timerqueue_node *first;
+	struct ordsched_delay_task *first;
 	ktime_t now = ktime_get();
 	unsigned long flags;
 	unsigned int n = 0;
@@ -407,15 +768,15 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 		n = delay_hand_over_due(d, now, DELAY_DIRECT, false);
 		d->stats.direct += n;
 	}
-	first = timerqueue_getnext(&d->tree);
-	due = first && first->expires <= now;
-	if (due) {
+	first = delay_first(d);
+	due = first && first->deadline <= now;
+	if (due || (!d->dispatching && delay_wheel_due(d, now))) {
 		delay_kick(d);		/* the batch goes on in the work */
 	} else {
 		if (n)
 			delay_end_batch(d);
-		if (first)		/* the earliest was cancelled, or slack */
-			delay_arm(d, delay_latest(d));
+		/* The earliest was cancelled, or slack, or the wheel. */
+		delay_rearm(d);
 	}
 	trace_ordsched_delay_expire(d->inst.id, now, d->stats.pending, due);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
@@ -423,23 +784,28 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 }
 
 /*
- * Hand over up to DELAY_CHUNK due tasks. The pass that finds fewer is the
- * last: it gives the timer back, armed for what is left.
+ * Bring the wheel's buckets into the tree as they come within the
+ * horizon, then hand over the due tasks: DELAY_CHUNK tasks moved or handed
+ * over per call. The pass that does fewer is the last: it gives the timer
+ * back, armed for what is left. True if there is more to do.
  */
-static unsigned int delay_dispatch_some(struct ordsched_delay *d)
+static bool delay_dispatch_some(struct ordsched_delay *d)
 {
-	unsigned int n;
+	unsigned int budget = DELAY_CHUNK;
+	bool more = true;
+	ktime_t now;
 
 	raw_spin_lock_irq(&d->lock);
-	n = delay_hand_over_due(d, ktime_get(), DELAY_CHUNK, d->run_now);
-	if (n < DELAY_CHUNK) {
+	now = ktime_get();
+	if (delay_migrate(d, now, &budget))
+		more = delay_hand_over_due(d, now, budget, d->run_now) == budget;
+	if (!more) {
 		d->dispatching = false;
 		delay_end_batch(d);
-		if (timerqueue_getnext(&d->tree))
-			delay_arm(d, delay_latest(d));
+		delay_rearm(d);
 	}
 	raw_spin_unlock_irq(&d->lock);
-	return n;
+	return more;
 }
 
 static void delay_dispatch(struct work_struct *work)
@@ -447,7 +813,7 @@ static void delay_dispatch(struct work_struct *work)
 	struct ordsched_delay *d = container_of(work, struct ordsched_delay,
 						dispatch);
 
-	while (delay_dispatch_some(d) == DELAY_CHUNK)
+	while (delay_dispatch_some(d))
 		cond_resched();
 }
 
@@ -468,14 +834,14 @@ static void delay_insert(struct ordsched_delay *d,
 {
 	lockdep_assert_held(&d->lock);
 	task->seq = d->next_seq++;
-	task->state = DELAY_PENDING;
-	task->node.expires = deadline;
+	task->deadline = deadline;
 	task->slack = slack;
 	d->stats.pending++;
 	d->stats.peak_pending = max(d->stats.peak_pending, d->stats.pending);
-	timerqueue_add(&d->tree, &task->node);
-	/* Any task, first or not, may bring the earliest latest forward. */
-	delay_arm(d, delay_task_latest(task));
+	/* An empty wheel may move its clock anywhere: bring it up to now. */
+	if (delay_unit(deadline) > d->clk && delay_wheel_empty(d))
+		d->clk = max(d->clk, delay_unit(ktime_get() + DELAY_HORIZON));
+	delay_place(d, task);
 }
 
 /* @task will not run: it is the caller's again. */
@@ -517,7 +883,7 @@ static void delay_run(struct ordsched_delay_task *task)
 			goto unlock;
 		}
 		if (!d->stopped) {
-			delay_insert(d, task, task->node.expires, task->slack);
+			delay_insert(d, task, task->deadline, task->slack);
 			goto unlock;
 		}
 		cancel = !d->run_now;
@@ -531,7 +897,7 @@ static void delay_run(struct ordsched_delay_task *task)
 		trace_ordsched_delay_cancel(d->inst.id, task->seq, true);
 		fn = d->cancelled;
 	} else {
-		delay_count_late(d, ktime_sub(ktime_get(), task->node.expires));
+		delay_count_late(d, ktime_sub(ktime_get(), task->deadline));
 	}
 	list_add(&busy.node, &d->running);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
@@ -565,7 +931,6 @@ static void delay_task_init_common(struct ordsched_delay_task *task,
 {
 	debug_object_init(task, &delay_task_debug_descr);
 	memset(task, 0, sizeof(*task));
-	timerqueue_init(&task->node);
 	task->fn = fn;
 	task->target = target;
 }
@@ -639,8 +1004,8 @@ static void delay_move(struct ordsched_delay *d,
 	d->stats.modified++;
 	switch (task->state) {
 	case DELAY_PENDING:
-		timerqueue_del(&d->tree, &task->node);
-		d->stats.pending--;
+	case DELAY_FAR:
+		delay_unlink(d, task);
 		delay_insert(d, task, deadline, slack);
 		return;
 	case DELAY_HANDED:
@@ -652,7 +1017,7 @@ static void delay_move(struct ordsched_delay *d,
 		task->state = DELAY_MOVED;
 		fallthrough;
 	case DELAY_MOVED:
-		task->node.expires = deadline;
+		task->deadline = deadline;
 		task->slack = slack;
 		return;
 	}
@@ -737,9 +1102,8 @@ static bool delay_cancel_locked(struct ordsched_delay *d,
 				struct ordsched_delay_task *task)
 {
 	lockdep_assert_held(&d->lock);
-	if (task->state == DELAY_PENDING) {
-		timerqueue_del(&d->tree, &task->node);
-		d->stats.pending--;
+	if (task->state == DELAY_PENDING || task->state == DELAY_FAR) {
+		delay_unlink(d, task);
 		delay_cancelled(d, task, false);
 		return true;
 	}
@@ -942,6 +1306,20 @@ int ordsched_delay_flush(struct ordsched_delay *d)
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_flush);
 
+/* A pending task, near ones first; NULL if none. */
+static struct ordsched_delay_task *delay_any_pending(struct ordsched_delay *d)
+{
+	struct ordsched_delay_task *task = delay_first(d);
+
+	lockdep_assert_held(&d->lock);
+	if (task)
+		return task;
+	if (list_empty(&d->rescan))
+		delay_wheel_take_all(d);
+	return list_first_entry_or_null(&d->rescan, struct ordsched_delay_task,
+					entry);
+}
+
 /*
  * Cancel up to DELAY_CHUNK pending tasks, reporting each to @cancelled;
  * false once none is left. The batch is a busy record meanwhile.
@@ -954,13 +1332,11 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		.tasks = batch,
 	};
 	unsigned int i, n = 0, per_color[DELAY_COLORS] = {};
-	struct timerqueue_node *first;
 	int c;
 
 	raw_spin_lock_irq(&d->lock);
-	while (n < DELAY_CHUNK && (first = timerqueue_getnext(&d->tree))) {
-		task = node_to_task(first);
-		timerqueue_del(&d->tree, first);
+	while (n < DELAY_CHUNK && (task = delay_any_pending(d))) {
+		delay_unlink(d, task);
 		task->state = DELAY_IDLE;
 		debug_object_deactivate(task, &delay_task_debug_descr);
 		d->stats.cancels++;
@@ -969,7 +1345,6 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		per_color[task->color]++;
 		batch[n++] = task;
 	}
-	d->stats.pending -= n;
 	busy.n = n;
 	list_add(&busy.node, &d->running);
 	raw_spin_unlock_irq(&d->lock);
@@ -1112,6 +1487,7 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 {
 	static const struct ordsched_delay_params defaults;
 	struct ordsched_delay *d;
+	unsigned int i, slot;
 
 	if (!params)
 		params = &defaults;
@@ -1119,7 +1495,14 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	if (!d)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&d->lock);
-	timerqueue_init_head(&d->tree);
+	d->tree = RB_ROOT_CACHED;
+	for (i = 0; i < DELAY_LEVELS; i++)
+		for (slot = 0; slot < DELAY_SLOTS; slot++)
+			INIT_LIST_HEAD(&d->wheel[i][slot]);
+	INIT_LIST_HEAD(&d->overflow);
+	INIT_LIST_HEAD(&d->never);
+	INIT_LIST_HEAD(&d->rescan);
+	d->clk = delay_unit(ktime_get() + DELAY_HORIZON);
 	ordsched_hrtimer_setup(&d->timer, delay_expire, CLOCK_MONOTONIC,
 			       HRTIMER_MODE_ABS);
 	d->armed = KTIME_MAX;

@@ -2,8 +2,9 @@
 /*
  * Delayed tasks, side by side:
  *
- *	delay	an ordsched delayed scheduler: one hrtimer, a timerqueue,
- *		tasks handed to a workqueue when due
+ *	delay	an ordsched delayed scheduler: one hrtimer, a tree of
+ *		the near deadlines, a wheel of the far ones, tasks
+ *		handed to a workqueue when due
  *	hrtimer	one hrtimer per task, what a driver wanting exact
  *		deadlines would write (its callback runs in hard interrupt)
  *	dwork	one delayed_work per task: the timer wheel, jiffy resolution

@@ -1559,6 +1559,255 @@ out_wq:
 	destroy_workqueue(dt.wq);
 }
 
+/* ---- far deadlines: the wheel, and its buckets moving into the tree ---- */
+
+/*
+ * Far tasks wait in a bucket of the wheel until the dispatch work moves
+ * them into the tree, in chunks, as their deadline comes within the
+ * horizon. Threads queue and modify tasks for the same deadline before,
+ * while and after the bucket moves: the new tasks may land in the tree
+ * while older ones are still on their way there.
+ */
+struct far {
+	struct dt *dt;
+	/* Tasks below @first are queued before the threads start. */
+	unsigned int first;
+	atomic_t next;
+	u64 when;
+	u64 from;
+	u64 until;
+	u64 woke;
+	/* Per task: queueings a modify added (it found the task idle). */
+	atomic_t *requeued;
+};
+
+static int far_alloc(struct ktest *t, struct far *f, struct dt *dt,
+		     unsigned int n, const char *name)
+{
+	struct ordsched_delay_params p = { .name = name };
+
+	f->dt = dt;
+	dt->wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, dt->wq))
+		return -ENOMEM;
+	f->requeued = vzalloc(array_size(n, sizeof(*f->requeued)));
+	if (!KT_EXPECT(t, f->requeued))
+		goto out_wq;
+	if (dt_alloc(t, dt, n, &p))
+		goto out_requeued;
+	return 0;
+out_requeued:
+	vfree(f->requeued);
+out_wq:
+	destroy_workqueue(dt->wq);
+	return -ENOMEM;
+}
+
+static void far_free(struct far *f)
+{
+	dt_free(f->dt);
+	vfree(f->requeued);
+	destroy_workqueue(f->dt->wq);
+}
+
+static void far_wait_until(u64 when)
+{
+	while (ktime_get_ns() < when)
+		usleep_range(200, 400);
+}
+
+/*
+ * Queue the tasks from @first on for @when, as soon as the dispatch work
+ * has begun to move their bucket into the tree (it owns the timer then:
+ * the stats show it unarmed), or, if that is not seen, from @from on.
+ */
+static int far_ties_thread(void *data, unsigned int idx)
+{
+	struct far *f = data;
+	struct ordsched_delay_stats s;
+	unsigned int i;
+
+	far_wait_until(f->from);
+	do {
+		ordsched_delay_get_stats(f->dt->d, &s);
+		cond_resched();
+	} while (s.armed != KTIME_MAX && ktime_get_ns() < f->until);
+	if (!idx)
+		f->woke = ktime_get_ns();
+	while ((i = atomic_inc_return(&f->next) - 1) < f->dt->n) {
+		if (!ordsched_delay_queue_at(f->dt->d, &f->dt->tasks[i].task,
+					     f->when))
+			atomic_inc(&f->dt->submit_errors);
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * 20,000 tasks for one far deadline, then two threads queue 8,000 more
+ * for the same one while the bucket moves (it comes in DELAY_HORIZON,
+ * 16.8 ms, before its first deadline, in chunks of 32 per hold of the
+ * lock). All run in the order they were queued, none before the deadline.
+ */
+static void far_ties(struct ktest *t)
+{
+	struct dt dt = {};
+	struct far f = { .first = 20000 };
+	unsigned int i;
+
+	if (far_alloc(t, &f, &dt, f.first + 8000, "far_ties"))
+		return;
+	f.when = ktime_get_ns() + 300 * NSEC_PER_MSEC;
+	f.from = f.when - 45 * NSEC_PER_MSEC;
+	f.until = f.when - NSEC_PER_MSEC;
+	atomic_set(&f.next, f.first);
+	for (i = 0; i < f.first; i++)
+		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
+						     f.when));
+	if (ktime_get_ns() > f.from)
+		ktest_diag(t, "slow submission: the threads start late");
+	KT_EXPECT_EQ(t, kt_run_threads(2, far_ties_thread, &f), 0);
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	ktest_diag(t, "the threads began %lld us before the deadline",
+		   (s64)(f.when - f.woke) / 1000);
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_check_once(t, &dt, false);
+	dt_check_ties(t, &dt);
+	dt_diag_stats(t, dt.d);
+	far_free(&f);
+}
+
+/*
+ * Around the moment a bucket of 10,000 tasks moves into the tree, threads
+ * cancel random tasks and move them: within the bucket, to the near tree,
+ * to a farther bucket. A modify that finds the task idle queues it again.
+ */
+static int far_storm_thread(void *data, unsigned int idx)
+{
+	struct far *f = data;
+	struct dt *dt = f->dt;
+	u32 rnd = 0x51ed270b * (idx + 1);
+	unsigned int i, n = 0;
+	u64 when;
+
+	far_wait_until(f->from);
+	while (ktime_get_ns() < f->until) {
+		i = kt_rand(&rnd) % dt->n;
+		switch (kt_rand(&rnd) % 4) {
+		case 0:
+			if (ordsched_delay_cancel(dt->d, &dt->tasks[i].task))
+				atomic_inc(&dt->tasks[i].cancelled);
+			continue;
+		case 1:
+			when = f->when + (kt_rand(&rnd) % 8) * 1000;
+			break;
+		case 2:
+			when = ktime_get_ns() + kt_rand(&rnd) % (2 * NSEC_PER_MSEC);
+			break;
+		default:
+			when = f->when + 100 * NSEC_PER_MSEC;
+			break;
+		}
+		if (!ordsched_delay_mod_at(dt->d, &dt->tasks[i].task, when))
+			atomic_inc(&f->requeued[i]);
+		if (++n % 64 == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void far_storm(struct ktest *t)
+{
+	struct ordsched_delay_stats s;
+	unsigned int i, bad = 0;
+	struct dt dt = {};
+	struct far f = {};
+
+	if (far_alloc(t, &f, &dt, 10000, "far_storm"))
+		return;
+	f.when = ktime_get_ns() + 200 * NSEC_PER_MSEC;
+	f.from = f.when - 40 * NSEC_PER_MSEC;
+	f.until = f.when + 5 * NSEC_PER_MSEC;
+	for (i = 0; i < dt.n; i++)
+		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
+						     f.when + (i % 4) * 1000));
+	KT_EXPECT_EQ(t, kt_run_threads(dt.threads, far_storm_thread, &f), 0);
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	for (i = 0; i < dt.n; i++) {
+		int r = atomic_read(&dt.tasks[i].ran);
+		int c = atomic_read(&dt.tasks[i].cancelled);
+
+		if (r + c != 1 + atomic_read(&f.requeued[i]) && !bad++)
+			ktest_diag(t, "task %u ran %d cancelled %d requeued %d",
+				   i, r, c, atomic_read(&f.requeued[i]));
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.pending, 0);
+	KT_EXPECT_EQ(t, s.inflight, 0);
+	KT_EXPECT_EQ(t, s.ran + s.cancels, s.queued);
+	KT_EXPECT(t, s.modified > 0 && s.cancels > 0);
+	ktest_diag(t, "%llu queued, %llu modified, %llu cancelled",
+		   s.queued, s.modified, s.cancels);
+	dt_diag_stats(t, dt.d);
+	far_free(&f);
+}
+
+/*
+ * Far to near and near to far, one task at a time: a far task moved to a
+ * near deadline runs then, after the near task already waiting for it and
+ * before one queued after the move; a near task moved far does not run
+ * at its old deadline, and can be moved farther and cancelled there.
+ */
+static void far_mod(struct ktest *t)
+{
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	struct far f = {};
+	u64 when;
+
+	if (far_alloc(t, &f, &dt, 5, "far_mod"))
+		return;
+	when = ktime_get_ns() + 10 * NSEC_PER_MSEC;
+	/* Near first: the wheel's clock is brought up to now. */
+	KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[1].task, when));
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[0].task,
+					  10 * NSEC_PER_SEC));
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[3].task,
+					  2 * NSEC_PER_MSEC));
+	KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[4].task,
+					  10 * NSEC_PER_SEC));
+	/* Far to near, tied with task 1: after it, and before task 2. */
+	KT_EXPECT(t, ordsched_delay_mod_at(dt.d, &dt.tasks[0].task, when));
+	KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[2].task, when));
+	/* Near to far. */
+	KT_EXPECT(t, ordsched_delay_mod(dt.d, &dt.tasks[3].task,
+					10 * NSEC_PER_SEC));
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[2], 1, 5000));
+	KT_EXPECT(t, dt.tasks[1].order < dt.tasks[0].order);
+	KT_EXPECT(t, dt.tasks[0].order < dt.tasks[2].order);
+	msleep(20);
+	KT_EXPECT_EQ(t, atomic_read(&dt.tasks[3].ran), 0);
+	/* Far to farther, then cancelled there. */
+	KT_EXPECT(t, ordsched_delay_mod(dt.d, &dt.tasks[3].task,
+					20 * NSEC_PER_SEC));
+	KT_EXPECT(t, ordsched_delay_cancel(dt.d, &dt.tasks[3].task));
+	atomic_inc(&dt.tasks[3].cancelled);
+	/* Far to due now. */
+	KT_EXPECT(t, ordsched_delay_mod(dt.d, &dt.tasks[4].task, 0));
+	KT_EXPECT(t, dt_wait_ran(&dt.tasks[4], 1, 5000));
+
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	dt_check_once(t, &dt, true);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.modified, 4);
+	KT_EXPECT_EQ(t, s.pending, 0);
+	far_free(&f);
+}
+
 static const struct ktest_case delay_cases[] = {
 	KT_CASE(bad_args),
 	KT_CASE(order_small),
@@ -1578,6 +1827,9 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(cancel_sync_waits),
 	KT_CASE(cancel_sync_requeue),
 	KT_CASE(cancel_sync_storm),
+	KT_CASE(far_mod),
+	KT_CASE(far_ties),
+	KT_CASE(far_storm),
 	KT_CASE(random_100k),
 	KT_CASE(cancel_storm_wq),
 	KT_CASE(cancel_storm_unbound),
