@@ -14,9 +14,12 @@
  * The delayed scheduler
  *
  * "Run this task d nanoseconds from now", for many thousands of pending
- * tasks at nanosecond resolution. A scheduler keeps its tasks ordered by
- * deadline and arms one hrtimer at the earliest; when it fires, a work
- * item hands every task that is due to the task's target in one batch:
+ * tasks at nanosecond resolution. A scheduler keeps the tasks due soon
+ * ordered by deadline and arms one hrtimer at the earliest; tasks due
+ * later wait in coarse buckets, where queueing and cancelling cost O(1),
+ * and move into the ordered set before they are due. When the hrtimer
+ * fires, its callback hands a few due tasks over itself and a work item
+ * hands over the rest, in batches, each to the task's target:
  *
  *	a workqueue	the task runs as a work item of its own;
  *	a serial stream	the task is queued on the stream when it is due, so
