@@ -514,17 +514,13 @@ FIXTURE_TEARDOWN(fuzz)
 {
 }
 
-TEST_F_TIMEOUT(fuzz, random_commands, FUZZ_SECONDS * 4 + 60)
+/* Let the started fuzz threads run for @seconds, then stop and join them. */
+static void fuzz_run(struct fuzz *fz, int seconds)
 {
-	struct fuzz *fz = &self->f;
-	__u64 end;
-	int i, fd;
+	__u64 end = now_ns() + seconds * 1000 * MS;
+	int i;
 
-	fz->running = THREADS;
-	for (i = 0; i < THREADS; i++)
-		ASSERT_EQ(0, pthread_create(&fz->threads[i], NULL, fuzz_thread, fz));
 	fz->go = 1;
-	end = now_ns() + FUZZ_SECONDS * 1000 * MS;
 	while (now_ns() < end)
 		usleep(100000);
 	fz->stop = 1;
@@ -535,6 +531,17 @@ TEST_F_TIMEOUT(fuzz, random_commands, FUZZ_SECONDS * 4 + 60)
 	}
 	for (i = 0; i < THREADS; i++)
 		pthread_join(fz->threads[i], NULL);
+}
+
+TEST_F_TIMEOUT(fuzz, random_commands, FUZZ_SECONDS * 4 + 60)
+{
+	struct fuzz *fz = &self->f;
+	int i, fd;
+
+	fz->running = THREADS;
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&fz->threads[i], NULL, fuzz_thread, fz));
+	fuzz_run(fz, FUZZ_SECONDS);
 	TH_LOG("%ld operations in %d s, %ld unexpected%s%s", fz->ops,
 	       FUZZ_SECONDS, fz->bad, fz->bad ? ", first: " : "", fz->bad_what);
 	EXPECT_EQ(0, fz->bad);
@@ -560,7 +567,6 @@ TEST_F_TIMEOUT(fuzz, scribbled_ring, RING_FUZZ_SECONDS * 4 + 60)
 	pthread_t scribbler, bystander;
 	struct ordsched_stats st;
 	int i, fd;
-	__u64 end;
 
 	/* Ring domains, handles on them: the pool of fuzz_init(), redone. */
 	for (i = 0; i < POOL; i++) {
@@ -576,18 +582,7 @@ TEST_F_TIMEOUT(fuzz, scribbled_ring, RING_FUZZ_SECONDS * 4 + 60)
 		ASSERT_EQ(0, pthread_create(&fz->threads[i], NULL, fuzz_thread, fz));
 	ASSERT_EQ(0, pthread_create(&scribbler, NULL, scribble, fz));
 	ASSERT_EQ(0, pthread_create(&bystander, NULL, bystand, &by));
-	fz->go = 1;
-	end = now_ns() + RING_FUZZ_SECONDS * 1000 * MS;
-	while (now_ns() < end)
-		usleep(100000);
-	fz->stop = 1;
-	while (__atomic_load_n(&fz->running, __ATOMIC_RELAXED)) {
-		for (i = 0; i < THREADS; i++)
-			pthread_kill(fz->threads[i], SIGUSR1);
-		usleep(10000);
-	}
-	for (i = 0; i < THREADS; i++)
-		pthread_join(fz->threads[i], NULL);
+	fuzz_run(fz, RING_FUZZ_SECONDS);
 	pthread_join(scribbler, NULL);
 	pthread_join(bystander, NULL);
 	TH_LOG("%ld operations in %d s, %ld unexpected%s%s; bystanders: %ld commits, %ld failed",
