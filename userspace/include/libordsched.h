@@ -165,9 +165,11 @@ void ordsched_close(struct ordsched *os);
  * handle that uses the ring, the first call makes the handle pollable:
  * from then on, each of its tickets is flagged in the ring, so that the
  * thread that hands the turn over to it (from any handle) enters the
- * kernel to wake the pollers, one system call per turn. A handle adopted
- * with ordsched_from_fd() is pollable from the start (the caller knows
- * the descriptor). Handles nobody polls cost no system call.
+ * kernel to wake the pollers, and completing or trashing one of its
+ * flagged tickets enters the kernel too, for a thread that may sleep on
+ * it: about two system calls per ticket. A handle adopted with
+ * ordsched_from_fd() is pollable from the start (the caller knows the
+ * descriptor). A handle that is not pollable pays none of this.
  *
  * Return: the descriptor, owned by @os.
  */
