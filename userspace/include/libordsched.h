@@ -244,7 +244,9 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  * Return: 0 when it is @ticket's turn; -ETIMEDOUT; -EINTR when a signal
  * handler without SA_RESTART ran; -EPERM when another handle holds
  * @ticket; -EALREADY when it was completed or trashed (also during the
- * wait); -EINVAL when it was never handed out.
+ * wait); -EINVAL when it was never handed out; -EBUSY when it would
+ * sleep while too many threads already sleep on the handle or its domain
+ * (ORDSCHED_MAX_WAITERS_HANDLE, _DOMAIN in uapi/linux/ordsched.h).
  */
 int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns);
 
