@@ -1743,8 +1743,13 @@ static void far_storm(struct ktest *t)
 				   i, r, c, atomic_read(&f.requeued[i]));
 	}
 	KT_EXPECT_EQ(t, bad, 0);
-	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	/*
+	 * Not dt.early: the threads modify tasks while they run, so dt_fn()
+	 * may read the deadline of the task's next queueing. The scheduler
+	 * measures each run against its own deadline under its lock.
+	 */
 	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.run_early, 0);
 	KT_EXPECT_EQ(t, s.pending, 0);
 	KT_EXPECT_EQ(t, s.inflight, 0);
 	KT_EXPECT_EQ(t, s.ran + s.cancels, s.queued);
