@@ -166,12 +166,16 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/debugobjects.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rbtree.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -224,18 +228,26 @@ enum delay_target {
 	DELAY_TARGET_STREAM,
 };
 
-struct ordsched_delay {
-	/* The tree, task states, timer bookkeeping, counters: see above. */
+/* task->base: the scheduler's own lock, or changing hands (see above). */
+#define DELAY_CENTRAL		0
+#define DELAY_SWITCHING		U16_MAX
+
+/*
+ * One CPU's far wheel: the far tasks queued on that CPU, and the idle
+ * tasks last queued far there. Its lock guards everything here and every
+ * task whose @base names it; counters are summed by get_stats.
+ */
+struct delay_base {
 	raw_spinlock_t lock;
-	/* The near tasks, by deadline, then queueing number. */
-	struct rb_root_cached tree;
 	/*
-	 * The far tasks. @clk is in wheel units: the tree holds the deadlines
-	 * below (@clk + 1) << DELAY_UNIT_SHIFT, the wheel the others, each in
-	 * the bucket of the highest 6-bit digit where it differs from @clk.
-	 * A bit of @occupied is set while its bucket has tasks.
+	 * In wheel units: this wheel holds deadlines from (@clk + 1) <<
+	 * DELAY_UNIT_SHIFT on, each in the bucket of the highest 6-bit digit
+	 * where it differs from @clk. A bit of @occupied is set while its
+	 * bucket has tasks.
 	 */
 	u64 clk;
+	/* No stop of this wheel comes before @next (a lower bound). */
+	u64 next;
 	u64 occupied[DELAY_LEVELS];
 	struct list_head wheel[DELAY_LEVELS][DELAY_SLOTS];
 	/* Beyond the last level; KTIME_MAX, never due; taken out to re-place. */
@@ -244,6 +256,20 @@ struct ordsched_delay {
 	struct list_head rescan;
 	/* Tasks in the wheel, the overflow, @never and @rescan. */
 	u64 far;
+	u64 queued;
+	u64 modified;
+	u64 cancels;
+};
+
+struct ordsched_delay {
+	/* The tree, task states, timer bookkeeping, counters: see above. */
+	raw_spinlock_t lock;
+	/* The near tasks, by deadline, then queueing number. */
+	struct rb_root_cached tree;
+	/* The far wheels, one per possible CPU. */
+	struct delay_base __percpu *bases;
+	/* No wheel stops before this (a lower bound); U64_MAX: none. */
+	u64 wheel_next;
 	struct hrtimer timer;
 	/*
 	 * The latest the timer is armed to fire at, never later than the
@@ -260,8 +286,6 @@ struct ordsched_delay {
 	/* A RUN stop: every pending task is due now. */
 	bool run_now;
 	u8 color;
-	u64 next_seq;
-	u64 inflight[DELAY_COLORS];
 	struct work_struct dispatch;
 	/* Wakes @idle: wake_up() takes a spinlock_t, not under d->lock. */
 	struct work_struct wake;
@@ -276,6 +300,16 @@ struct ordsched_delay {
 	struct ordsched_delay_stats stats;
 	/* Name, id, debugfs; the counters above are under d->lock. */
 	struct ordsched_instance inst;
+	/*
+	 * What every queueing and cancel touches, whatever lock it holds:
+	 * one cache line, bounced by atomics instead of a lock.
+	 */
+	struct {
+		atomic64_t seq;
+		atomic_long_t pending;
+		atomic_long_t peak;
+		atomic_long_t inflight[DELAY_COLORS];
+	} ____cacheline_aligned_in_smp;
 };
 
 /*
@@ -369,18 +403,17 @@ struct delay_busy {
 };
 
 /*
- * A queueing ended, run or cancelled. When a color drains, the flushes
- * waiting for it are woken by d->wake: wake_up() takes the wait queue's
- * spinlock_t, which must not nest in the raw d->lock (it sleeps on RT),
- * and cannot simply follow the unlock either: the flush could see the
- * drain, return, and its caller free d before a late wake_up(). The work
- * item is flushed before d is freed.
+ * A queueing ended, run or cancelled, under whichever lock guards the
+ * task. When a color drains, the flushes waiting for it are woken by
+ * d->wake: wake_up() takes the wait queue's spinlock_t, which must not
+ * nest in a raw lock (it sleeps on RT), and cannot simply follow the
+ * unlock either: the flush could see the drain, return, and its caller
+ * free d before a late wake_up(). The work item is queued under the lock
+ * and flushed before d is freed, after delay_barrier().
  */
 static void delay_retire(struct ordsched_delay *d, u8 color, u64 n)
 {
-	lockdep_assert_held(&d->lock);
-	d->inflight[color] -= n;
-	if (!d->inflight[color])
+	if (atomic_long_sub_and_test(n, &d->inflight[color]))
 		queue_work(ordsched_wq, &d->wake);
 }
 
@@ -400,16 +433,101 @@ static void delay_wake_sync(struct ordsched_delay *d)
 /* Are the queueings of every color in @colors (a bit mask) over? */
 static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 {
-	bool drained = true;
 	int c;
 
-	/* Under the lock: inflight[] changes only under it. */
-	raw_spin_lock_irq(&d->lock);
 	for (c = 0; c < DELAY_COLORS; c++)
-		if ((colors & BIT(c)) && d->inflight[c])
-			drained = false;
+		if ((colors & BIT(c)) && atomic_long_read(&d->inflight[c]))
+			return false;
+	return true;
+}
+
+static struct delay_base *delay_base(struct ordsched_delay *d, u16 base)
+{
+	return per_cpu_ptr(d->bases, base - 1);
+}
+
+static raw_spinlock_t *delay_lock_of(struct ordsched_delay *d, u16 base)
+{
+	return base == DELAY_CENTRAL ? &d->lock : &delay_base(d, base)->lock;
+}
+
+/* A counter of the lock @base: the scheduler's own, or a wheel's. */
+#define delay_count(d, base, field)					\
+	((base) == DELAY_CENTRAL ? &(d)->stats.field :			\
+				   &delay_base(d, base)->field)
+
+/* The lock that guards @task as a task of @d: a task of another is new. */
+static u16 delay_task_base(struct ordsched_delay *d,
+			   struct ordsched_delay_task *task)
+{
+	if (smp_load_acquire(&task->delay) != d)
+		return DELAY_CENTRAL;
+	return READ_ONCE(task->base);
+}
+
+/*
+ * Lock what guards @task, with interrupts off, as lock_timer_base() does
+ * for a timer: read where the task is, lock that, and look again.
+ */
+static u16 delay_lock_task(struct ordsched_delay *d,
+			   struct ordsched_delay_task *task,
+			   unsigned long *flags)
+{
+	u16 base;
+
+	local_irq_save(*flags);
+	for (;;) {
+		base = delay_task_base(d, task);
+		if (base != DELAY_SWITCHING) {
+			raw_spin_lock(delay_lock_of(d, base));
+			if (delay_task_base(d, task) == base)
+				return base;
+			raw_spin_unlock(delay_lock_of(d, base));
+		}
+		cpu_relax();
+	}
+}
+
+/*
+ * Hand @task over from the lock @from, held, to the lock @to, which is
+ * then held instead; interrupts stay off. From the scheduler's lock to a
+ * wheel's, nested (that is the lock order); the other ways never hold
+ * both: meanwhile the task is DELAY_SWITCHING and whoever looks for it
+ * waits, as for a timer changing bases. So it is always guarded.
+ */
+static void delay_switch(struct ordsched_delay *d,
+			 struct ordsched_delay_task *task, u16 from, u16 to)
+{
+	if (from == to)
+		return;
+	if (from == DELAY_CENTRAL) {
+		raw_spin_lock(delay_lock_of(d, to));
+		WRITE_ONCE(task->base, to);
+		raw_spin_unlock(&d->lock);
+		return;
+	}
+	WRITE_ONCE(task->base, DELAY_SWITCHING);
+	raw_spin_unlock(delay_lock_of(d, from));
+	raw_spin_lock(delay_lock_of(d, to));
+	WRITE_ONCE(task->base, to);
+}
+
+/*
+ * Wait until every holder of a wheel's lock or of d->lock now has let it
+ * go: their retirements have queued d->wake by then.
+ */
+static void delay_barrier(struct ordsched_delay *d)
+{
+	struct delay_base *b;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		b = per_cpu_ptr(d->bases, cpu);
+		raw_spin_lock_irq(&b->lock);
+		raw_spin_unlock_irq(&b->lock);
+	}
+	raw_spin_lock_irq(&d->lock);
 	raw_spin_unlock_irq(&d->lock);
-	return drained;
 }
 
 /* Deadline + slack: KTIME_MAX only for a task that is never due. */
@@ -484,204 +602,281 @@ static ktime_t delay_wheel_time(u64 pos)
 }
 
 /*
- * The next position at which the clock must stop because a bucket (or
- * the overflow) is to be taken out there; U64_MAX if none. The buckets of
- * a level lie beyond the block the level below covers, so the lowest
+ * The next position at which a wheel's clock must stop because a bucket
+ * (or the overflow) is to be taken out there; U64_MAX if none. The buckets
+ * of a level lie beyond the block the level below covers, so the lowest
  * level with an occupied bucket after the clock's own digit has it.
  */
-static u64 delay_wheel_next(struct ordsched_delay *d)
+static u64 delay_wheel_next(struct delay_base *b)
 {
 	unsigned int k, shift, digit;
 	u64 mask;
 
-	lockdep_assert_held(&d->lock);
+	lockdep_assert_held(&b->lock);
 	for (k = 0; k < DELAY_LEVELS; k++) {
 		shift = k * DELAY_LEVEL_BITS;
-		digit = (d->clk >> shift) & (DELAY_SLOTS - 1);
+		digit = (b->clk >> shift) & (DELAY_SLOTS - 1);
 		if (digit == DELAY_SLOTS - 1)
 			continue;
-		mask = d->occupied[k] & (~0ULL << (digit + 1));
+		mask = b->occupied[k] & (~0ULL << (digit + 1));
 		if (mask)
-			return (d->clk >> (shift + DELAY_LEVEL_BITS)
+			return (b->clk >> (shift + DELAY_LEVEL_BITS)
 				       << (shift + DELAY_LEVEL_BITS)) |
 			       ((u64)__ffs64(mask) << shift);
 	}
-	if (!list_empty(&d->overflow))
-		return ((d->clk >> DELAY_TOP_SHIFT) + 1) << DELAY_TOP_SHIFT;
+	if (!list_empty(&b->overflow))
+		return ((b->clk >> DELAY_TOP_SHIFT) + 1) << DELAY_TOP_SHIFT;
 	return U64_MAX;
 }
 
+/* Put a task in the tree, which may bring the wake-up forward. */
+static void delay_place_near(struct ordsched_delay *d,
+			     struct ordsched_delay_task *task)
+{
+	lockdep_assert_held(&d->lock);
+	task->state = DELAY_PENDING;
+	rb_add_cached(&task->rb, &d->tree, delay_before);
+	/* Any task, first or not, may bring the earliest latest forward. */
+	delay_arm(d, delay_first(d)->deadline, delay_task_latest(task));
+}
+
 /*
- * Put a pending task where its deadline says: in the tree if below the
- * wheel's clock + 1 (or if a RUN stop wants everything now), else in the
- * bucket of the highest digit where it differs from the clock, arming
- * the timer to bring that bucket in DELAY_HORIZON before it is due.
+ * Put a far task in the bucket of the highest digit where its deadline's
+ * unit differs from the wheel's clock. Returns the bucket's start if it
+ * is the wheel's earliest stop now (the timer must be armed to bring it
+ * in DELAY_HORIZON before it is due: see delay_wheel_lower()), else
+ * U64_MAX.
  */
-static void delay_place(struct ordsched_delay *d,
-			struct ordsched_delay_task *task)
+static u64 delay_place_far(struct delay_base *b,
+			   struct ordsched_delay_task *task)
 {
 	u64 unit = delay_unit(task->deadline), pos;
 	unsigned int level, shift, slot;
 	struct list_head *list;
 
-	lockdep_assert_held(&d->lock);
-	if (unit <= d->clk || d->run_now) {
-		task->state = DELAY_PENDING;
-		rb_add_cached(&task->rb, &d->tree, delay_before);
-		/* Any task, first or not, may bring the earliest latest forward. */
-		delay_arm(d, delay_first(d)->deadline, delay_task_latest(task));
-		return;
-	}
+	lockdep_assert_held(&b->lock);
 	task->state = DELAY_FAR;
-	d->far++;
+	b->far++;
 	if (task->deadline == KTIME_MAX) {
-		list_add_tail(&task->entry, &d->never);
-		return;
+		list_add_tail(&task->entry, &b->never);
+		return U64_MAX;
 	}
-	level = (fls64(unit ^ d->clk) - 1) / DELAY_LEVEL_BITS;
+	level = (fls64(unit ^ b->clk) - 1) / DELAY_LEVEL_BITS;
 	if (level >= DELAY_LEVELS) {
-		list = &d->overflow;
-		pos = ((d->clk >> DELAY_TOP_SHIFT) + 1) << DELAY_TOP_SHIFT;
+		list = &b->overflow;
+		pos = ((b->clk >> DELAY_TOP_SHIFT) + 1) << DELAY_TOP_SHIFT;
 	} else {
 		shift = level * DELAY_LEVEL_BITS;
 		slot = (unit >> shift) & (DELAY_SLOTS - 1);
-		list = &d->wheel[level][slot];
-		d->occupied[level] |= BIT_ULL(slot);
+		list = &b->wheel[level][slot];
+		b->occupied[level] |= BIT_ULL(slot);
 		pos = unit >> shift << shift;
 	}
 	list_add_tail(&task->entry, list);
+	if (pos >= b->next)
+		return U64_MAX;
+	b->next = pos;
+	return pos;
+}
+
+/* A wheel has a stop at @pos: arm the timer to bring it in on time. */
+static void delay_wheel_lower(struct ordsched_delay *d, u64 pos)
+{
+	lockdep_assert_held(&d->lock);
+	d->wheel_next = min(d->wheel_next, pos);
 	delay_arm(d, delay_wheel_time(pos),
 		  delay_wheel_time(pos) + DELAY_HORIZON / 2);
 }
 
 /*
- * Take a pending task out of the tree or the wheel. The last task of a
+ * Take a pending task out of the tree or its wheel. The last task of a
  * bucket takes the bucket's bit along, so that a cancelled timeout costs
  * no dispatch work later (the timer may still fire, and re-arm).
  */
 static void delay_unlink(struct ordsched_delay *d,
-			 struct ordsched_delay_task *task)
+			 struct ordsched_delay_task *task, u16 base)
 {
-	struct list_head *buckets = &d->wheel[0][0], *head = task->entry.next;
+	struct list_head *buckets, *head = task->entry.next;
+	struct delay_base *b;
 	unsigned long i;
 
-	lockdep_assert_held(&d->lock);
-	d->stats.pending--;
+	atomic_long_dec(&d->pending);
 	if (task->state == DELAY_PENDING) {
+		lockdep_assert_held(&d->lock);
 		rb_erase_cached(&task->rb, &d->tree);
 		return;
 	}
+	b = delay_base(d, base);
+	lockdep_assert_held(&b->lock);
+	buckets = &b->wheel[0][0];
 	if (head == task->entry.prev && head >= buckets &&
 	    head < buckets + DELAY_LEVELS * DELAY_SLOTS) {
 		i = head - buckets;
-		d->occupied[i / DELAY_SLOTS] &= ~BIT_ULL(i % DELAY_SLOTS);
+		b->occupied[i / DELAY_SLOTS] &= ~BIT_ULL(i % DELAY_SLOTS);
 	}
 	list_del(&task->entry);
-	d->far--;
+	b->far--;
 }
 
-/* No task in a bucket, the overflow or d->rescan: the clock may jump. */
-static bool delay_wheel_empty(struct ordsched_delay *d)
+/* No task in a bucket, the overflow or @rescan: the clock may jump. */
+static bool delay_wheel_empty(struct delay_base *b)
 {
 	unsigned int k;
 
 	for (k = 0; k < DELAY_LEVELS; k++)
-		if (d->occupied[k])
+		if (b->occupied[k])
 			return false;
-	return list_empty(&d->overflow) && list_empty(&d->rescan);
+	return list_empty(&b->overflow) && list_empty(&b->rescan);
 }
 
-/* Move the wheel's clock to @pos and take out the buckets it reaches. */
-static void delay_wheel_advance(struct ordsched_delay *d, u64 pos)
+/* Move a wheel's clock to @pos and take out the buckets it reaches. */
+static void delay_wheel_advance(struct delay_base *b, u64 pos)
 {
 	unsigned int k, slot;
 
-	lockdep_assert_held(&d->lock);
-	d->clk = pos;
+	lockdep_assert_held(&b->lock);
+	b->clk = pos;
 	for (k = 0; k < DELAY_LEVELS; k++) {
 		slot = (pos >> (k * DELAY_LEVEL_BITS)) & (DELAY_SLOTS - 1);
-		if (d->occupied[k] & BIT_ULL(slot)) {
-			list_splice_tail_init(&d->wheel[k][slot], &d->rescan);
-			d->occupied[k] &= ~BIT_ULL(slot);
+		if (b->occupied[k] & BIT_ULL(slot)) {
+			list_splice_tail_init(&b->wheel[k][slot], &b->rescan);
+			b->occupied[k] &= ~BIT_ULL(slot);
 		}
 	}
 	if (!(pos & (BIT_ULL(DELAY_TOP_SHIFT) - 1)))
-		list_splice_tail_init(&d->overflow, &d->rescan);
+		list_splice_tail_init(&b->overflow, &b->rescan);
 }
 
-/* Take out every far task, for a stop. */
-static void delay_wheel_take_all(struct ordsched_delay *d)
+/* Take out every far task of a wheel, for a stop. */
+static void delay_wheel_take_all(struct delay_base *b)
 {
 	unsigned int k, slot;
 
-	lockdep_assert_held(&d->lock);
+	lockdep_assert_held(&b->lock);
 	for (k = 0; k < DELAY_LEVELS; k++) {
-		while (d->occupied[k]) {
-			slot = __ffs64(d->occupied[k]);
-			list_splice_tail_init(&d->wheel[k][slot], &d->rescan);
-			d->occupied[k] &= ~BIT_ULL(slot);
+		while (b->occupied[k]) {
+			slot = __ffs64(b->occupied[k]);
+			list_splice_tail_init(&b->wheel[k][slot], &b->rescan);
+			b->occupied[k] &= ~BIT_ULL(slot);
 		}
 	}
-	list_splice_tail_init(&d->overflow, &d->rescan);
-	list_splice_tail_init(&d->never, &d->rescan);
+	list_splice_tail_init(&b->overflow, &b->rescan);
+	list_splice_tail_init(&b->never, &b->rescan);
 }
 
 /*
- * Is a bucket to be taken out by @now + DELAY_HORIZON? If not, the clock
- * moves on to there: no bucket is in between, so no task changes place.
+ * Is a bucket of the wheel to be taken out by @now + DELAY_HORIZON? If
+ * not, its clock moves on to there: no bucket is in between, so no task
+ * changes place.
  */
-static bool delay_wheel_due(struct ordsched_delay *d, ktime_t now)
+static bool delay_wheel_due(struct delay_base *b, ktime_t now)
 {
 	u64 target = delay_unit(now + DELAY_HORIZON);
 
-	lockdep_assert_held(&d->lock);
-	if (!list_empty(&d->rescan) || delay_wheel_next(d) <= target)
+	lockdep_assert_held(&b->lock);
+	if (!list_empty(&b->rescan) || delay_wheel_next(b) <= target)
 		return true;
-	d->clk = max(d->clk, target);
+	b->clk = max(b->clk, target);
 	return false;
 }
 
 /*
- * Bring the wheel's clock up to @now + DELAY_HORIZON (or take out every
+ * Bring a wheel's clock up to @now + DELAY_HORIZON (or take out every
  * task, for a RUN stop), placing at most *@budget tasks again: true when
- * done, and then every task due by then is in the tree.
+ * done, and then every task of the wheel due by then is in the tree.
  */
-static bool delay_migrate(struct ordsched_delay *d, ktime_t now,
-			  unsigned int *budget)
+static bool delay_migrate_base(struct ordsched_delay *d, struct delay_base *b,
+			       ktime_t now, unsigned int *budget)
 {
 	struct ordsched_delay_task *task;
 
 	lockdep_assert_held(&d->lock);
+	lockdep_assert_held(&b->lock);
 	for (;;) {
-		while ((task = list_first_entry_or_null(&d->rescan,
+		while ((task = list_first_entry_or_null(&b->rescan,
 							struct ordsched_delay_task,
 							entry))) {
 			if (!*budget)
 				return false;
 			(*budget)--;
 			list_del(&task->entry);
-			d->far--;
-			delay_place(d, task);
+			b->far--;
+			if (delay_unit(task->deadline) <= b->clk || d->run_now) {
+				/* Both locks held: it changes hands at once. */
+				WRITE_ONCE(task->base, DELAY_CENTRAL);
+				delay_place_near(d, task);
+			} else {
+				/* Its stop is above the clock: no arming. */
+				delay_place_far(b, task);
+			}
 		}
-		if (d->run_now && d->far) {
-			delay_wheel_take_all(d);
+		if (d->run_now && b->far) {
+			delay_wheel_take_all(b);
 			continue;
 		}
-		if (!delay_wheel_due(d, now))
+		if (!delay_wheel_due(b, now))
 			return true;
-		delay_wheel_advance(d, delay_wheel_next(d));
+		delay_wheel_advance(b, delay_wheel_next(b));
 	}
+}
+
+/* Every wheel: true when done, see delay_migrate_base(). */
+static bool delay_migrate(struct ordsched_delay *d, ktime_t now,
+			  unsigned int *budget)
+{
+	struct delay_base *b;
+	bool done;
+	int cpu;
+
+	lockdep_assert_held(&d->lock);
+	for_each_possible_cpu(cpu) {
+		b = per_cpu_ptr(d->bases, cpu);
+		raw_spin_lock(&b->lock);
+		done = delay_migrate_base(d, b, now, budget);
+		raw_spin_unlock(&b->lock);
+		if (!done)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Is a wheel's stop due by @now + DELAY_HORIZON, as far as d->wheel_next
+ * knows? While one is, the tree's earliest may not be everybody's.
+ */
+static bool delay_wheels_due(struct ordsched_delay *d, ktime_t now)
+{
+	lockdep_assert_held(&d->lock);
+	return d->wheel_next <= delay_unit(now + DELAY_HORIZON);
+}
+
+/* Find every wheel's next stop again, after a dispatch moved them. */
+static void delay_wheels_recount(struct ordsched_delay *d)
+{
+	struct delay_base *b;
+	u64 next = U64_MAX;
+	int cpu;
+
+	lockdep_assert_held(&d->lock);
+	for_each_possible_cpu(cpu) {
+		b = per_cpu_ptr(d->bases, cpu);
+		raw_spin_lock(&b->lock);
+		b->next = delay_wheel_next(b);
+		next = min(next, b->next);
+		raw_spin_unlock(&b->lock);
+	}
+	d->wheel_next = next;
 }
 
 /*
  * Arm the timer for the earliest of the tree's first deadline and the
- * wheel's next stop, by the earliest latest of both.
+ * wheels' next stop, by the earliest latest of both.
  */
 static void delay_rearm(struct ordsched_delay *d)
 {
 	struct ordsched_delay_task *first = delay_first(d);
 	ktime_t soon = KTIME_MAX, latest = KTIME_MAX, t;
-	u64 pos = delay_wheel_next(d);
+	u64 pos = d->wheel_next;
 
 	lockdep_assert_held(&d->lock);
 	if (first) {
@@ -733,7 +928,7 @@ static unsigned int delay_hand_over_due(struct ordsched_delay *d, ktime_t now,
 		delay_hand_over(d, first, now);
 		n++;
 	}
-	d->stats.pending -= n;
+	atomic_long_sub(n, &d->pending);
 	d->stats.dispatched += n;
 	d->batch += n;
 	return n;
@@ -758,19 +953,21 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	ktime_t now = ktime_get();
 	unsigned long flags;
 	unsigned int n = 0;
-	bool due;
+	bool due, wheels;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	if (!hrtimer_is_queued(timer))
 		d->armed = KTIME_MAX;
 	d->stats.expiries++;
-	if (!d->dispatching) {
+	/* A wheel's task may be due before the tree's: the work sorts it. */
+	wheels = delay_wheels_due(d, now);
+	if (!d->dispatching && !wheels) {
 		n = delay_hand_over_due(d, now, DELAY_DIRECT, false);
 		d->stats.direct += n;
 	}
 	first = delay_first(d);
 	due = first && first->deadline <= now;
-	if (due || (!d->dispatching && delay_wheel_due(d, now))) {
+	if (due || (!d->dispatching && wheels)) {
 		delay_kick(d);		/* the batch goes on in the work */
 	} else {
 		if (n)
@@ -778,7 +975,8 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 		/* The earliest was cancelled, or slack, or the wheel. */
 		delay_rearm(d);
 	}
-	trace_ordsched_delay_expire(d->inst.id, now, d->stats.pending, due);
+	trace_ordsched_delay_expire(d->inst.id, now,
+				    atomic_long_read(&d->pending), due);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -802,6 +1000,7 @@ static bool delay_dispatch_some(struct ordsched_delay *d)
 	if (!more) {
 		d->dispatching = false;
 		delay_end_batch(d);
+		delay_wheels_recount(d);
 		delay_rearm(d);
 	}
 	raw_spin_unlock_irq(&d->lock);
@@ -827,31 +1026,91 @@ static void delay_count_late(struct ordsched_delay *d, s64 late)
 				    ORDSCHED_DELAY_LATE_BUCKETS - 1)]++;
 }
 
-/* Put a task in the tree for @deadline and @slack: a queueing or a move. */
-static void delay_insert(struct ordsched_delay *d,
-			 struct ordsched_delay_task *task, ktime_t deadline,
-			 u32 slack)
+/* The most ever pending at once, now that @pending are. */
+static void delay_note_peak(struct ordsched_delay *d, long pending)
 {
-	lockdep_assert_held(&d->lock);
-	task->seq = d->next_seq++;
+	long peak = atomic_long_read(&d->peak);
+
+	while (pending > peak &&
+	       !atomic_long_try_cmpxchg(&d->peak, &peak, pending))
+		;
+}
+
+/*
+ * Put a task in the tree or a far wheel for @deadline and @slack: a
+ * queueing or a move, under the lock *@base, which the task may change
+ * hands to (see delay_switch()): a task the scheduler's lock guards goes
+ * to this CPU's wheel if far, a wheel's task to the tree if near. Returns
+ * the stop the caller must arm for with delay_unlock(), or U64_MAX.
+ */
+static u64 delay_insert(struct ordsched_delay *d,
+			struct ordsched_delay_task *task, ktime_t deadline,
+			u32 slack, u16 *base)
+{
+	u64 unit = delay_unit(deadline), pos;
+	u16 to = *base;
+	struct delay_base *b;
+
+	task->seq = atomic64_inc_return(&d->seq);
 	task->deadline = deadline;
 	task->slack = slack;
-	d->stats.pending++;
-	d->stats.peak_pending = max(d->stats.peak_pending, d->stats.pending);
+	delay_note_peak(d, atomic_long_inc_return(&d->pending));
+	if (to == DELAY_CENTRAL) {
+		/* Interrupts are off: the CPU stays. */
+		to = 1 + smp_processor_id();
+		raw_spin_lock(delay_lock_of(d, to));
+	}
+	b = delay_base(d, to);
 	/* An empty wheel may move its clock anywhere: bring it up to now. */
-	if (delay_unit(deadline) > d->clk && delay_wheel_empty(d))
-		d->clk = max(d->clk, delay_unit(ktime_get() + DELAY_HORIZON));
-	delay_place(d, task);
+	if (unit > b->clk && delay_wheel_empty(b))
+		b->clk = max(b->clk, delay_unit(ktime_get() + DELAY_HORIZON));
+	if (unit <= b->clk) {
+		if (*base == DELAY_CENTRAL)
+			raw_spin_unlock(&b->lock);
+		else
+			delay_switch(d, task, *base, DELAY_CENTRAL);
+		*base = DELAY_CENTRAL;
+		delay_place_near(d, task);
+		return U64_MAX;
+	}
+	pos = delay_place_far(b, task);
+	if (*base != DELAY_CENTRAL)
+		return pos;
+	/* Still under d->lock: arm now, then keep only the wheel's lock. */
+	if (pos != U64_MAX)
+		delay_wheel_lower(d, pos);
+	WRITE_ONCE(task->base, to);
+	raw_spin_unlock(&d->lock);
+	*base = to;
+	return U64_MAX;
+}
+
+/*
+ * Unlock the lock @base and restore the interrupts; then, if a far task
+ * has made @pos the earliest stop of its wheel, arm the timer for it
+ * under d->lock, which nests no wheel's lock the other way.
+ */
+static void delay_unlock(struct ordsched_delay *d, u16 base, u64 pos,
+			 unsigned long flags)
+{
+	raw_spin_unlock(delay_lock_of(d, base));
+	if (pos != U64_MAX) {
+		raw_spin_lock(&d->lock);
+		delay_wheel_lower(d, pos);
+		raw_spin_unlock(&d->lock);
+	}
+	local_irq_restore(flags);
 }
 
 /* @task will not run: it is the caller's again. */
 static void delay_cancelled(struct ordsched_delay *d,
-			    struct ordsched_delay_task *task, bool handed)
+			    struct ordsched_delay_task *task, bool handed,
+			    u16 base)
 {
-	lockdep_assert_held(&d->lock);
+	lockdep_assert_held(delay_lock_of(d, base));
 	task->state = DELAY_IDLE;
 	debug_object_deactivate(task, &delay_task_debug_descr);
-	d->stats.cancels++;
+	(*delay_count(d, base, cancels))++;
 	d->stats.cancels_handed += handed;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
 	delay_retire(d, task->color, 1);
@@ -871,20 +1130,25 @@ static void delay_run(struct ordsched_delay_task *task)
 		.tasks = &task,
 		.n = 1,
 	};
+	u16 base = DELAY_CENTRAL;
 	bool cancel = false;
 	unsigned long flags;
 	u8 color;
 
+	/* A task handed over or moved is guarded by d->lock. */
 	raw_spin_lock_irqsave(&d->lock, flags);
 	if (task->state == DELAY_MOVED) {
 		if (task->cancelling) {
-			delay_cancelled(d, task, true);
+			delay_cancelled(d, task, true, DELAY_CENTRAL);
 			delay_wake_sync(d);
 			goto unlock;
 		}
 		if (!d->stopped) {
-			delay_insert(d, task, task->deadline, task->slack);
-			goto unlock;
+			delay_unlock(d, base, delay_insert(d, task,
+							   task->deadline,
+							   task->slack, &base),
+				     flags);
+			return;
 		}
 		cancel = !d->run_now;
 	}
@@ -995,32 +1259,32 @@ static bool delay_target_cancel(struct ordsched_delay *d,
 	return cancel_work(&task->wq.work);
 }
 
-/* A queued task of @d: move it to @deadline and @slack. */
-static void delay_move(struct ordsched_delay *d,
-		       struct ordsched_delay_task *task, ktime_t deadline,
-		       u32 slack)
+/*
+ * A queued task of @d, under the lock *@base: move it to @deadline and
+ * @slack. Returns what delay_insert() does.
+ */
+static u64 delay_move(struct ordsched_delay *d,
+		      struct ordsched_delay_task *task, ktime_t deadline,
+		      u32 slack, u16 *base)
 {
-	lockdep_assert_held(&d->lock);
-	d->stats.modified++;
+	(*delay_count(d, *base, modified))++;
 	switch (task->state) {
 	case DELAY_PENDING:
 	case DELAY_FAR:
-		delay_unlink(d, task);
-		delay_insert(d, task, deadline, slack);
-		return;
+		delay_unlink(d, task, *base);
+		return delay_insert(d, task, deadline, slack, base);
 	case DELAY_HANDED:
-		if (delay_target_cancel(d, task)) {
-			delay_insert(d, task, deadline, slack);
-			return;
-		}
+		if (delay_target_cancel(d, task))
+			return delay_insert(d, task, deadline, slack, base);
 		/* Started: the trampoline will put it back in the tree. */
 		task->state = DELAY_MOVED;
 		fallthrough;
 	case DELAY_MOVED:
 		task->deadline = deadline;
 		task->slack = slack;
-		return;
+		break;
 	}
+	return U64_MAX;
 }
 
 /**
@@ -1069,47 +1333,60 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 				enum ordsched_delay_queue_mode mode)
 {
 	ktime_t deadline = min_t(u64, when_ns, KTIME_MAX);
+	u64 pos = U64_MAX;
 	unsigned long flags;
 	bool ret = false;
+	u16 base, here;
 	u32 slack;
 
-	raw_spin_lock_irqsave(&d->lock, flags);
+	base = delay_lock_task(d, task, &flags);
 	if (slack_ns == ORDSCHED_DELAY_SLACK_DEFAULT)
 		slack_ns = d->slack;
 	slack = min_t(u64, slack_ns, U32_MAX);
-	if (unlikely(d->stopped || task->cancelling))
+	/* A stop waits for every queueing that did not see @stopped. */
+	if (unlikely(READ_ONCE(d->stopped) || task->cancelling))
 		goto unlock;
 	if (task->state == DELAY_IDLE) {
 		debug_object_activate(task, &delay_task_debug_descr);
-		task->delay = d;
-		task->color = d->color;
-		d->inflight[task->color]++;
-		d->stats.queued++;
-		delay_insert(d, task, deadline, slack);
+		if (task->delay != d) {
+			/* Under d->lock: the task joins d there. */
+			task->base = DELAY_CENTRAL;
+			smp_store_release(&task->delay, d);
+		}
+		/* An idle task last far on another CPU comes to this one's. */
+		here = 1 + smp_processor_id();
+		if (base != DELAY_CENTRAL && base != here) {
+			delay_switch(d, task, base, here);
+			base = here;
+		}
+		task->color = READ_ONCE(d->color);
+		atomic_long_inc(&d->inflight[task->color]);
+		(*delay_count(d, base, queued))++;
+		pos = delay_insert(d, task, deadline, slack, &base);
 		ret = mode == ORDSCHED_DELAY_QUEUE_NEW;
 	} else if (mode == ORDSCHED_DELAY_QUEUE_MOD && task->delay == d) {
-		delay_move(d, task, deadline, slack);
+		pos = delay_move(d, task, deadline, slack, &base);
 		ret = true;
 	}
 unlock:
-	raw_spin_unlock_irqrestore(&d->lock, flags);
+	delay_unlock(d, base, pos, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_queue_range);
 
-/* Cancel a queued task of @d if it has not started. */
+/* Cancel a queued task of @d, under the lock @base, if not started. */
 static bool delay_cancel_locked(struct ordsched_delay *d,
-				struct ordsched_delay_task *task)
+				struct ordsched_delay_task *task, u16 base)
 {
-	lockdep_assert_held(&d->lock);
+	lockdep_assert_held(delay_lock_of(d, base));
 	if (task->state == DELAY_PENDING || task->state == DELAY_FAR) {
-		delay_unlink(d, task);
-		delay_cancelled(d, task, false);
+		delay_unlink(d, task, base);
+		delay_cancelled(d, task, false, base);
 		return true;
 	}
 	/* Only the target knows whether it has started the task. */
 	if (task->state == DELAY_HANDED && delay_target_cancel(d, task)) {
-		delay_cancelled(d, task, true);
+		delay_cancelled(d, task, true, base);
 		return true;
 	}
 	return false;
@@ -1143,15 +1420,17 @@ static bool delay_task_busy(struct ordsched_delay *d,
 static bool delay_sync_claim(struct ordsched_delay *d,
 			     struct ordsched_delay_task *task, bool *mine)
 {
+	unsigned long flags;
 	bool done = true;
+	u16 base;
 
-	raw_spin_lock_irq(&d->lock);
+	base = delay_lock_task(d, task, &flags);
 	*mine = task->delay == d;
 	if (*mine) {
 		done = !task->cancelling;
 		task->cancelling = true;
 	}
-	raw_spin_unlock_irq(&d->lock);
+	delay_unlock(d, base, U64_MAX, flags);
 	return done;
 }
 
@@ -1170,6 +1449,8 @@ static bool delay_cancel_sync(struct ordsched_delay *d,
 			      struct ordsched_delay_task *task)
 {
 	bool removed, mine, self = false;
+	unsigned long flags;
+	u16 base;
 
 	might_sleep();
 	/* One cancel_sync of a task at a time: later ones wait their turn. */
@@ -1177,10 +1458,16 @@ static bool delay_cancel_sync(struct ordsched_delay *d,
 	if (!mine)
 		return false;
 
-	raw_spin_lock_irq(&d->lock);
-	removed = delay_cancel_locked(d, task);
+	base = delay_lock_task(d, task, &flags);
+	removed = delay_cancel_locked(d, task, base);
 	/* Its trampoline cancels it now, seeing the flag: as good as done. */
 	removed |= task->state == DELAY_MOVED;
+	delay_unlock(d, base, U64_MAX, flags);
+	/*
+	 * With @cancelling set nothing can queue the task: it stays where
+	 * it is, idle or handed over (d->lock), or idle in a wheel.
+	 */
+	raw_spin_lock_irq(&d->lock);
 	while (delay_task_busy(d, task, &self) && !self) {
 		d->sync_waiters++;
 		raw_spin_unlock_irq(&d->lock);
@@ -1188,8 +1475,10 @@ static bool delay_cancel_sync(struct ordsched_delay *d,
 		raw_spin_lock_irq(&d->lock);
 		d->sync_waiters--;
 	}
-	task->cancelling = false;
 	raw_spin_unlock_irq(&d->lock);
+	base = delay_lock_task(d, task, &flags);
+	task->cancelling = false;
+	delay_unlock(d, base, U64_MAX, flags);
 	/* The next cancel_sync of the task, if any, may go. */
 	wake_up(&d->idle);
 	WARN_ONCE(self, "ordsched: cancel_sync of a delayed task from its own function\n");
@@ -1234,13 +1523,14 @@ bool ordsched_delay_cancel_mode(struct ordsched_delay *d,
 {
 	unsigned long flags;
 	bool removed = false;
+	u16 base;
 
 	if (mode == ORDSCHED_DELAY_CANCEL_SYNC)
 		return delay_cancel_sync(d, task);
-	raw_spin_lock_irqsave(&d->lock, flags);
+	base = delay_lock_task(d, task, &flags);
 	if (task->delay == d)
-		removed = delay_cancel_locked(d, task);
-	raw_spin_unlock_irqrestore(&d->lock, flags);
+		removed = delay_cancel_locked(d, task, base);
+	delay_unlock(d, base, U64_MAX, flags);
 	return removed;
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_cancel_mode);
@@ -1261,11 +1551,12 @@ static bool delay_orphan_cancel(struct ordsched_delay *d,
 	bool orphan;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
-	orphan = task->delay == d && task->state == DELAY_HANDED &&
+	orphan = task->delay == d && task->base == DELAY_CENTRAL &&
+		 task->state == DELAY_HANDED &&
 		 task->target != DELAY_TARGET_STREAM &&
 		 !work_busy(&task->wq.work);
 	if (orphan)
-		delay_cancelled(d, task, true);
+		delay_cancelled(d, task, true, DELAY_CENTRAL);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return orphan;
 }
@@ -1297,7 +1588,7 @@ int ordsched_delay_flush(struct ordsched_delay *d)
 	ret = wait_event_killable(d->idle, delay_drained(d, BIT(next)));
 	if (!ret) {
 		raw_spin_lock_irq(&d->lock);
-		d->color = next;
+		WRITE_ONCE(d->color, next);
 		raw_spin_unlock_irq(&d->lock);
 		ret = wait_event_killable(d->idle, delay_drained(d, others));
 	}
@@ -1306,23 +1597,35 @@ int ordsched_delay_flush(struct ordsched_delay *d)
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_flush);
 
-/* A pending task, near ones first; NULL if none. */
-static struct ordsched_delay_task *delay_any_pending(struct ordsched_delay *d)
+/* A far task of a wheel, for a stop; NULL if none. */
+static struct ordsched_delay_task *delay_any_far(struct delay_base *b)
 {
-	struct ordsched_delay_task *task = delay_first(d);
-
-	lockdep_assert_held(&d->lock);
-	if (task)
-		return task;
-	if (list_empty(&d->rescan))
-		delay_wheel_take_all(d);
-	return list_first_entry_or_null(&d->rescan, struct ordsched_delay_task,
+	lockdep_assert_held(&b->lock);
+	if (list_empty(&b->rescan))
+		delay_wheel_take_all(b);
+	return list_first_entry_or_null(&b->rescan, struct ordsched_delay_task,
 					entry);
 }
 
+/* Cancel a pending task for a CANCEL stop, under the lock @base. */
+static void delay_stop_one(struct ordsched_delay *d,
+			   struct ordsched_delay_task *task, u16 base,
+			   unsigned int *per_color)
+{
+	delay_unlink(d, task, base);
+	task->state = DELAY_IDLE;
+	debug_object_deactivate(task, &delay_task_debug_descr);
+	(*delay_count(d, base, cancels))++;
+	trace_ordsched_delay_cancel(d->inst.id, task->seq, false);
+	/* Read now: the callback may free the task. */
+	per_color[task->color]++;
+}
+
 /*
- * Cancel up to DELAY_CHUNK pending tasks, reporting each to @cancelled;
- * false once none is left. The batch is a busy record meanwhile.
+ * Cancel up to DELAY_CHUNK pending tasks, near ones first, reporting each
+ * to @cancelled; false once none is left. The batch is a busy record
+ * meanwhile, listed in the same hold of d->lock that took the far ones
+ * out of their wheels.
  */
 static bool delay_cancel_some(struct ordsched_delay *d)
 {
@@ -1332,18 +1635,24 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		.tasks = batch,
 	};
 	unsigned int i, n = 0, per_color[DELAY_COLORS] = {};
-	int c;
+	struct delay_base *b;
+	int c, cpu;
 
 	raw_spin_lock_irq(&d->lock);
-	while (n < DELAY_CHUNK && (task = delay_any_pending(d))) {
-		delay_unlink(d, task);
-		task->state = DELAY_IDLE;
-		debug_object_deactivate(task, &delay_task_debug_descr);
-		d->stats.cancels++;
-		trace_ordsched_delay_cancel(d->inst.id, task->seq, false);
-		/* Read now: the callback may free the task. */
-		per_color[task->color]++;
+	while (n < DELAY_CHUNK && (task = delay_first(d))) {
+		delay_stop_one(d, task, DELAY_CENTRAL, per_color);
 		batch[n++] = task;
+	}
+	for_each_possible_cpu(cpu) {
+		if (n == DELAY_CHUNK)
+			break;
+		b = per_cpu_ptr(d->bases, cpu);
+		raw_spin_lock(&b->lock);
+		while (n < DELAY_CHUNK && (task = delay_any_far(b))) {
+			delay_stop_one(d, task, 1 + cpu, per_color);
+			batch[n++] = task;
+		}
+		raw_spin_unlock(&b->lock);
 	}
 	busy.n = n;
 	list_add(&busy.node, &d->running);
@@ -1385,12 +1694,20 @@ void ordsched_delay_stop(struct ordsched_delay *d,
 			 enum ordsched_delay_stop_mode mode)
 {
 	raw_spin_lock_irq(&d->lock);
-	d->stopped = true;
+	WRITE_ONCE(d->stopped, true);
+	raw_spin_unlock_irq(&d->lock);
+	/*
+	 * A queueing or move that read @stopped false may still be putting
+	 * its task in a wheel: it runs with interrupts off from its check to
+	 * its last unlock, so a grace period waits for it.
+	 */
+	synchronize_rcu();
 	if (mode == ORDSCHED_DELAY_RUN_PENDING) {
+		raw_spin_lock_irq(&d->lock);
 		d->run_now = true;
 		delay_kick(d);
+		raw_spin_unlock_irq(&d->lock);
 	}
-	raw_spin_unlock_irq(&d->lock);
 
 	if (mode == ORDSCHED_DELAY_CANCEL_PENDING)
 		while (delay_cancel_some(d))
@@ -1400,6 +1717,8 @@ void ordsched_delay_stop(struct ordsched_delay *d,
 	 * seconds for 100,000 under a debug kernel. Idle, not hung.
 	 */
 	wait_event_idle(d->idle, delay_drained(d, DELAY_ALL_COLORS));
+	/* The last retirement has queued d->wake by then. */
+	delay_barrier(d);
 
 	/* Nothing can be pending now, so nothing can arm or kick again. */
 	hrtimer_cancel(&d->timer);
@@ -1421,15 +1740,26 @@ EXPORT_SYMBOL_GPL(ordsched_delay_stop);
 void ordsched_delay_get_stats(struct ordsched_delay *d,
 			      struct ordsched_delay_stats *stats)
 {
+	struct delay_base *b;
 	unsigned long flags;
-	int c;
+	int c, cpu;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	*stats = d->stats;
 	stats->armed = d->armed;
+	for_each_possible_cpu(cpu) {
+		b = per_cpu_ptr(d->bases, cpu);
+		raw_spin_lock(&b->lock);
+		stats->queued += b->queued;
+		stats->modified += b->modified;
+		stats->cancels += b->cancels;
+		raw_spin_unlock(&b->lock);
+	}
+	stats->pending = max(atomic_long_read(&d->pending), 0L);
+	stats->peak_pending = atomic_long_read(&d->peak);
 	stats->inflight = 0;
 	for (c = 0; c < DELAY_COLORS; c++)
-		stats->inflight += d->inflight[c];
+		stats->inflight += atomic_long_read(&d->inflight[c]);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_get_stats);
@@ -1488,21 +1818,34 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	static const struct ordsched_delay_params defaults;
 	struct ordsched_delay *d;
 	unsigned int i, slot;
+	struct delay_base *b;
+	int cpu;
 
 	if (!params)
 		params = &defaults;
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
+	d->bases = alloc_percpu(struct delay_base);
+	if (!d->bases) {
+		kfree(d);
+		return ERR_PTR(-ENOMEM);
+	}
 	raw_spin_lock_init(&d->lock);
 	d->tree = RB_ROOT_CACHED;
-	for (i = 0; i < DELAY_LEVELS; i++)
-		for (slot = 0; slot < DELAY_SLOTS; slot++)
-			INIT_LIST_HEAD(&d->wheel[i][slot]);
-	INIT_LIST_HEAD(&d->overflow);
-	INIT_LIST_HEAD(&d->never);
-	INIT_LIST_HEAD(&d->rescan);
-	d->clk = delay_unit(ktime_get() + DELAY_HORIZON);
+	for_each_possible_cpu(cpu) {
+		b = per_cpu_ptr(d->bases, cpu);
+		raw_spin_lock_init(&b->lock);
+		for (i = 0; i < DELAY_LEVELS; i++)
+			for (slot = 0; slot < DELAY_SLOTS; slot++)
+				INIT_LIST_HEAD(&b->wheel[i][slot]);
+		INIT_LIST_HEAD(&b->overflow);
+		INIT_LIST_HEAD(&b->never);
+		INIT_LIST_HEAD(&b->rescan);
+		b->clk = delay_unit(ktime_get() + DELAY_HORIZON);
+		b->next = U64_MAX;
+	}
+	d->wheel_next = U64_MAX;
 	ordsched_hrtimer_setup(&d->timer, delay_expire, CLOCK_MONOTONIC,
 			       HRTIMER_MODE_ABS);
 	d->armed = KTIME_MAX;
@@ -1516,6 +1859,7 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	if (ordsched_instance_init(&d->inst, ORDSCHED_KIND_DELAY, params->name,
 				   NULL, delay_show)) {
 		mutex_destroy(&d->flush_mutex);
+		free_percpu(d->bases);
 		kfree(d);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -1542,6 +1886,7 @@ void ordsched_delay_destroy(struct ordsched_delay *d)
 	ordsched_delay_stop(d, ORDSCHED_DELAY_CANCEL_PENDING);
 	ordsched_instance_exit(&d->inst);
 	mutex_destroy(&d->flush_mutex);
+	free_percpu(d->bases);
 	kfree(d);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_destroy);
