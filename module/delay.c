@@ -259,6 +259,11 @@ struct delay_base {
 	u64 queued;
 	u64 modified;
 	u64 cancels;
+	/*
+	 * Queueings that began here, minus those that ended here: only
+	 * their sum over d and every wheel means anything (delay_drained()).
+	 */
+	long inflight[DELAY_COLORS];
 };
 
 struct ordsched_delay {
@@ -296,6 +301,10 @@ struct ordsched_delay {
 	struct list_head running;
 	/* cancel_syncs waiting for a record to go: wake them via @wake. */
 	unsigned int sync_waiters;
+	/* Flushes and stops waiting for colors to drain: the same. */
+	unsigned int drain_waiters;
+	/* The scheduler's own part of the inflight sums. */
+	long inflight[DELAY_COLORS];
 	void (*cancelled)(struct ordsched_delay_task *task);
 	struct ordsched_delay_stats stats;
 	/* Name, id, debugfs; the counters above are under d->lock. */
@@ -308,7 +317,6 @@ struct ordsched_delay {
 		atomic64_t seq;
 		atomic_long_t pending;
 		atomic_long_t peak;
-		atomic_long_t inflight[DELAY_COLORS];
 	} ____cacheline_aligned_in_smp;
 };
 
@@ -402,18 +410,43 @@ struct delay_busy {
 	unsigned int n;
 };
 
-/*
- * A queueing ended, run or cancelled, under whichever lock guards the
- * task. When a color drains, the flushes waiting for it are woken by
- * d->wake: wake_up() takes the wait queue's spinlock_t, which must not
- * nest in a raw lock (it sleeps on RT), and cannot simply follow the
- * unlock either: the flush could see the drain, return, and its caller
- * free d before a late wake_up(). The work item is queued under the lock
- * and flushed before d is freed, after delay_barrier().
- */
-static void delay_retire(struct ordsched_delay *d, u8 color, u64 n)
+static struct delay_base *delay_base(struct ordsched_delay *d, u16 base)
 {
-	if (atomic_long_sub_and_test(n, &d->inflight[color]))
+	return per_cpu_ptr(d->bases, base - 1);
+}
+
+static raw_spinlock_t *delay_lock_of(struct ordsched_delay *d, u16 base)
+{
+	return base == DELAY_CENTRAL ? &d->lock : &delay_base(d, base)->lock;
+}
+
+/* A counter of the lock @base: the scheduler's own, or a wheel's. */
+#define delay_count(d, base, field)					\
+	((base) == DELAY_CENTRAL ? &(d)->stats.field :			\
+				   &delay_base(d, base)->field)
+
+/* The inflight counts of the lock @base. */
+static long *delay_inflight(struct ordsched_delay *d, u16 base)
+{
+	return base == DELAY_CENTRAL ? d->inflight :
+				       delay_base(d, base)->inflight;
+}
+
+/*
+ * A queueing ended, run or cancelled, under the lock @base, which guards
+ * the task. Whether its color drained only the sum over every lock says,
+ * so while a flush or a stop waits, every end wakes it through d->wake:
+ * wake_up() takes the wait queue's spinlock_t, which must not nest in a
+ * raw lock (it sleeps on RT), and cannot simply follow the unlock either:
+ * the flush could see the drain, return, and its caller free d before a
+ * late wake_up(). The work item is queued under the lock and flushed
+ * before d is freed, after delay_barrier().
+ */
+static void delay_retire(struct ordsched_delay *d, u8 color, u64 n, u16 base)
+{
+	lockdep_assert_held(delay_lock_of(d, base));
+	delay_inflight(d, base)[color] -= n;
+	if (READ_ONCE(d->drain_waiters))
 		queue_work(ordsched_wq, &d->wake);
 }
 
@@ -430,31 +463,64 @@ static void delay_wake_sync(struct ordsched_delay *d)
 		queue_work(ordsched_wq, &d->wake);
 }
 
+/*
+ * The queueings of @colors (a bit mask) not yet over, summed over d and
+ * every wheel. d->lock is held throughout, so no task changes hands to or
+ * from it meanwhile; a wheel's count changes after it is read only by
+ * queueings that come later (of the color the flip made current, which
+ * happened under d->lock before) or by ends of tasks counted already:
+ * the sum is never below what was inflight when it began.
+ */
+static long delay_inflight_sum(struct ordsched_delay *d, unsigned int colors)
+{
+	struct delay_base *b;
+	long sum = 0;
+	int c, cpu;
+
+	lockdep_assert_held(&d->lock);
+	for (c = 0; c < DELAY_COLORS; c++)
+		if (colors & BIT(c))
+			sum += d->inflight[c];
+	for_each_possible_cpu(cpu) {
+		b = per_cpu_ptr(d->bases, cpu);
+		raw_spin_lock(&b->lock);
+		for (c = 0; c < DELAY_COLORS; c++)
+			if (colors & BIT(c))
+				sum += b->inflight[c];
+		raw_spin_unlock(&b->lock);
+	}
+	return sum;
+}
+
 /* Are the queueings of every color in @colors (a bit mask) over? */
 static bool delay_drained(struct ordsched_delay *d, unsigned int colors)
 {
-	int c;
+	bool drained;
 
-	for (c = 0; c < DELAY_COLORS; c++)
-		if ((colors & BIT(c)) && atomic_long_read(&d->inflight[c]))
-			return false;
-	return true;
+	raw_spin_lock_irq(&d->lock);
+	drained = !delay_inflight_sum(d, colors);
+	raw_spin_unlock_irq(&d->lock);
+	return drained;
 }
 
-static struct delay_base *delay_base(struct ordsched_delay *d, u16 base)
+/* Wait, killably or not, for the queueings of @colors to be over. */
+static int delay_wait_drained(struct ordsched_delay *d, unsigned int colors,
+			      bool killable)
 {
-	return per_cpu_ptr(d->bases, base - 1);
-}
+	int ret = 0;
 
-static raw_spinlock_t *delay_lock_of(struct ordsched_delay *d, u16 base)
-{
-	return base == DELAY_CENTRAL ? &d->lock : &delay_base(d, base)->lock;
+	raw_spin_lock_irq(&d->lock);
+	d->drain_waiters++;
+	raw_spin_unlock_irq(&d->lock);
+	if (killable)
+		ret = wait_event_killable(d->idle, delay_drained(d, colors));
+	else
+		wait_event_idle(d->idle, delay_drained(d, colors));
+	raw_spin_lock_irq(&d->lock);
+	d->drain_waiters--;
+	raw_spin_unlock_irq(&d->lock);
+	return ret;
 }
-
-/* A counter of the lock @base: the scheduler's own, or a wheel's. */
-#define delay_count(d, base, field)					\
-	((base) == DELAY_CENTRAL ? &(d)->stats.field :			\
-				   &delay_base(d, base)->field)
 
 /* The lock that guards @task as a task of @d: a task of another is new. */
 static u16 delay_task_base(struct ordsched_delay *d,
@@ -1063,7 +1129,8 @@ static u64 delay_insert(struct ordsched_delay *d,
 	b = delay_base(d, to);
 	/* An empty wheel may move its clock anywhere: bring it up to now. */
 	if (unit > b->clk && delay_wheel_empty(b))
-		b->clk = max(b->clk, delay_unit(ktime_get() + DELAY_HORIZON));
+		b->clk = max(b->clk,
+			     delay_unit(ktime_get_coarse() + DELAY_HORIZON));
 	if (unit <= b->clk) {
 		if (*base == DELAY_CENTRAL)
 			raw_spin_unlock(&b->lock);
@@ -1113,7 +1180,7 @@ static void delay_cancelled(struct ordsched_delay *d,
 	(*delay_count(d, base, cancels))++;
 	d->stats.cancels_handed += handed;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
-	delay_retire(d, task->color, 1);
+	delay_retire(d, task->color, 1, base);
 }
 
 /*
@@ -1175,7 +1242,7 @@ static void delay_run(struct ordsched_delay_task *task)
 	delay_wake_sync(d);
 	if (!cancel)
 		d->stats.ran++;
-	delay_retire(d, color, 1);
+	delay_retire(d, color, 1, DELAY_CENTRAL);
 unlock:
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
@@ -1360,7 +1427,7 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 			base = here;
 		}
 		task->color = READ_ONCE(d->color);
-		atomic_long_inc(&d->inflight[task->color]);
+		delay_inflight(d, base)[task->color]++;
 		(*delay_count(d, base, queued))++;
 		pos = delay_insert(d, task, deadline, slack, &base);
 		ret = mode == ORDSCHED_DELAY_QUEUE_NEW;
@@ -1585,12 +1652,12 @@ int ordsched_delay_flush(struct ordsched_delay *d)
 	next = (d->color + 1) % DELAY_COLORS;
 	others = DELAY_ALL_COLORS & ~BIT(next);
 	/* Left there by killed flushes: those tasks came before us too. */
-	ret = wait_event_killable(d->idle, delay_drained(d, BIT(next)));
+	ret = delay_wait_drained(d, BIT(next), true);
 	if (!ret) {
 		raw_spin_lock_irq(&d->lock);
 		WRITE_ONCE(d->color, next);
 		raw_spin_unlock_irq(&d->lock);
-		ret = wait_event_killable(d->idle, delay_drained(d, others));
+		ret = delay_wait_drained(d, others, true);
 	}
 	mutex_unlock(&d->flush_mutex);
 	return ret ? -EINTR : 0;
@@ -1668,7 +1735,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 	delay_wake_sync(d);
 	for (c = 0; c < DELAY_COLORS; c++)
 		if (per_color[c])
-			delay_retire(d, c, per_color[c]);
+			delay_retire(d, c, per_color[c], DELAY_CENTRAL);
 	raw_spin_unlock_irq(&d->lock);
 	return n > 0;
 }
@@ -1716,7 +1783,7 @@ void ordsched_delay_stop(struct ordsched_delay *d,
 	 * In RUN mode this waits for the targets to run every pending task:
 	 * seconds for 100,000 under a debug kernel. Idle, not hung.
 	 */
-	wait_event_idle(d->idle, delay_drained(d, DELAY_ALL_COLORS));
+	delay_wait_drained(d, DELAY_ALL_COLORS, false);
 	/* The last retirement has queued d->wake by then. */
 	delay_barrier(d);
 
@@ -1742,7 +1809,7 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 {
 	struct delay_base *b;
 	unsigned long flags;
-	int c, cpu;
+	int cpu;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	*stats = d->stats;
@@ -1757,9 +1824,7 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	}
 	stats->pending = max(atomic_long_read(&d->pending), 0L);
 	stats->peak_pending = atomic_long_read(&d->peak);
-	stats->inflight = 0;
-	for (c = 0; c < DELAY_COLORS; c++)
-		stats->inflight += atomic_long_read(&d->inflight[c]);
+	stats->inflight = max(delay_inflight_sum(d, DELAY_ALL_COLORS), 0L);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_get_stats);
