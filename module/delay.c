@@ -1,20 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The delayed scheduler: one hrtimer, a tree of the near deadlines, a
- * coarse wheel of the far ones, and a work item that moves wheel buckets
- * into the tree and hands due tasks over to their targets in batches.
- * Lock order: d->lock, then the target's locks (workqueue pool, stream).
+ * coarse wheel of the far ones per CPU, and a work item that moves wheel
+ * buckets into the tree and hands due tasks over to their targets in
+ * batches. Lock order: d->lock, then a wheel's lock, then the target's
+ * locks (workqueue pool, stream).
  *
- * Locking: d->lock protects the tree, the wheel, the state of every task queued
- * to d, the timer bookkeeping and the counters. It is irq-safe because
- * the hrtimer callback takes it in hard interrupt, and raw because
- * queue and cancel may be called in hard interrupt, where a spinlock_t
- * sleeps on PREEMPT_RT. Nothing under it may sleep on RT either: it nests
- * only raw locks (hrtimer base, workqueue pool, stream), and the wake-up
- * of flushes, whose wait queue has a spinlock_t, is a work item queued
- * from under it (see delay_retire()). The hrtimer is only
- * started with the lock held, so the callback, under the lock too, can
- * tell whether somebody started it again while it ran.
+ * Locking: d->lock protects the tree, the timer bookkeeping, the counters
+ * and every task it guards (see below); each CPU's far wheel (struct
+ * delay_base) has a lock of its own, which protects the wheel and the
+ * tasks it guards. All are irq-safe because the hrtimer callback takes
+ * d->lock in hard interrupt and queue and cancel may be called there, and
+ * raw because a spinlock_t sleeps on PREEMPT_RT. Nothing under them may
+ * sleep on RT either: they nest only raw locks (hrtimer base, workqueue
+ * pool, stream), and the wake-up of flushes, whose wait queue has a
+ * spinlock_t, is a work item queued from under them (see
+ * delay_retire()). The hrtimer is only started with d->lock held, so the
+ * callback, under it too, can tell whether somebody started it again
+ * while it ran.
+ *
+ * Why per-CPU wheels. Most timeouts are cancelled long before they are
+ * due, so submit+cancel of a far task is the operation that must scale.
+ * With one lock, `make bench` (2-CPU TCG guest, 100,000 pending) measured
+ * a pair at 470-740 ns with one CPU submitting and 2.2-2.8 us each with
+ * both: the lock and the lines it guards bouncing between the CPUs
+ * dominated. A far task now waits in the wheel of the CPU that queued it,
+ * under that wheel's lock, and a pair on one CPU touches no lock or line
+ * another CPU's pairs touch but the queueing number and the pending count
+ * (two atomics, one cache line: see the end of struct ordsched_delay).
+ * Near tasks, due within about the horizon, keep one tree under d->lock:
+ * they are few at a time, and one tree is what hands due tasks over in
+ * one order, from one place.
+ *
+ * Who guards a task: task->base says, 0 for d->lock and 1 + n for CPU n's
+ * wheel lock. A far task is guarded by its wheel's lock; a task in the
+ * tree, handed over or moved by d->lock; an idle one by whichever guarded
+ * it last. Every operation on a task locks what task->base names and
+ * looks again, as lock_timer_base() does (delay_lock_task()). The task
+ * changes hands only under the lock that guards it: d->lock to a wheel's
+ * nested (the lock order), a wheel's to d->lock or to another wheel's
+ * through DELAY_SWITCHING, when neither is held and whoever looks for the
+ * task waits; the dispatch work, holding both, moves a task from a wheel
+ * into the tree at once. So every change of a task's state happens under
+ * the one lock that guards it then, as it did under the single lock.
+ * A task is queued far in the wheel of the CPU queueing it (an idle task
+ * last guarded by another CPU's wheel changes hands first); a modify of a
+ * far task leaves it in its wheel.
  *
  * A task is in one of five states:
  *
@@ -92,10 +123,11 @@
  *
  * Near and far. Most timeouts are cancelled long before they are due, so
  * a far task should cost an O(1) list operation, as in the timer wheel,
- * and only the near ones the tree's O(log n) and its precision. The
- * wheel's clock d->clk counts units of 2^DELAY_UNIT_SHIFT ns; the tree
- * holds exactly the pending tasks whose deadline's unit is <= d->clk (the
- * "wheel floor" is (clk + 1) units), the wheel the others. The wheel has
+ * and only the near ones the tree's O(log n) and its precision. Each
+ * wheel's clock b->clk counts units of 2^DELAY_UNIT_SHIFT ns; a task
+ * queued on a CPU goes in the tree if its deadline's unit is <= that
+ * CPU's wheel clock (the "wheel floor" is (clk + 1) units), else in the
+ * wheel. What follows is about one wheel; each has its own. The wheel has
  * DELAY_LEVELS levels of 64 buckets; a deadline goes in the bucket of the
  * highest 6-bit digit where its unit differs from the clock (level k,
  * bucket = that digit), beyond the last level in an overflow list, and
@@ -104,42 +136,66 @@
  * occupancy mask. The clock only moves on to where a bucket starts (the
  * lowest occupied one after it: delay_wheel_next()); that bucket, and
  * every bucket of the clock's new digit at each level, is spliced whole
- * onto d->rescan and its tasks placed again: in the tree if their unit is
+ * onto b->rescan and its tasks placed again: in the tree if their unit is
  * now <= clk, else in a bucket of a lower level, since they now share the
  * clock's digit at their old level. So a task moves at most once per
  * level; the overflow is looked at once per turn of the last level. The
  * clock moves to a bucket's start DELAY_HORIZON before it is due, by the
  * hrtimer (armed for the earliest of the tree's first deadline and the
- * wheel's next stop) which kicks the dispatch work: the moves are bulk
- * work, done there in chunks of DELAY_CHUNK tasks per hold of the lock,
- * never in hard interrupt. With no bucket to stop at before
- * now + DELAY_HORIZON, the clock simply moves there: no task changes place
- * (none has a digit in between); an empty wheel lets the clock go
- * anywhere, so a submission finding it empty brings it up to now first.
+ * wheels' next stop) which kicks the dispatch work: the moves are bulk
+ * work, done there in chunks of DELAY_CHUNK tasks per hold of d->lock
+ * (and the wheel's, nested), never in hard interrupt. The work visits the
+ * wheel of every possible CPU, online or not, so a CPU going offline
+ * strands nothing and needs no hotplug callback. With no bucket to stop
+ * at before now + DELAY_HORIZON, the clock simply moves there: no task
+ * changes place (none has a digit in between); an empty wheel lets the
+ * clock go anywhere, so a submission finding it empty brings it up to
+ * about now first (the coarse clock, which is never ahead).
  *
- * Deadline order across the two: while the dispatch work is not moving
- * tasks, every tree deadline is below the wheel floor and every wheel
- * deadline at or above it, so the tree's earliest is everybody's earliest.
- * While the work moves tasks (d->rescan not empty, the lock dropped
- * between chunks) the partition does not hold; but then the work owns the
- * timer (d->dispatching), the interrupt hands nothing over, and the work
- * finishes the moves before it hands anything over. Never early does not
- * depend on the wheel at all: only a task found due in the tree is handed
- * over; the horizon only decides how late a task can be made by a
- * dispatch work that runs late: not at all unless it is DELAY_HORIZON late.
+ * The wheels' next stop: each wheel keeps b->next, never after its next
+ * stop, and d->wheel_next, under d->lock, is never after any b->next.
+ * A queueing that makes its wheel's next stop earlier lowers b->next
+ * under the wheel's lock, then, after dropping it, d->wheel_next under
+ * d->lock, and arms the timer for it; every other far queueing takes no
+ * d->lock at all. The dispatch work, when it finishes, sets every b->next
+ * and d->wheel_next exactly, in one hold of d->lock.
  *
- * Ties: the tree is ordered by deadline, then by d->next_seq, taken by a
- * task under d->lock at each queueing and move. So tasks with equal
- * deadlines leave the tree in queueing order whatever way each came into
- * it: directly, or through buckets and the rescan list in any order. The
- * case this is for: far task A is being moved (it waits on d->rescan, the
- * clock already past its unit) when task B, queued later for the same
+ * Deadline order across tree and wheels: the clocks of different wheels
+ * differ, so a task in the tree may be later than one in a wheel (a
+ * near-looking deadline queued on a CPU whose wheel clock lags). But a
+ * wheel's task is never earlier than the start of its bucket, a stop of
+ * that wheel, so while no stop is due by now + DELAY_HORIZON
+ * (d->wheel_next above it) every wheel task is later than every task due
+ * now. The interrupt hands tasks over itself only then; otherwise it
+ * kicks the dispatch work, which moves every due bucket of every wheel
+ * into the tree before it hands anything over, and owns the timer
+ * meanwhile (d->dispatching): the interrupt hands nothing over. A
+ * queueing concurrent with a hand-over, between lowering b->next and
+ * d->wheel_next, is ordered after it, as if it came a moment later.
+ * Never early does not depend on the wheels at all: only a task found due
+ * in the tree is handed over; the horizon only decides how late a task
+ * can be made by a dispatch work that runs late: not at all unless it is
+ * DELAY_HORIZON late.
+ *
+ * Ties: the tree is ordered by deadline, then by task->seq, taken from
+ * the atomic d->seq at each queueing and move, whichever lock the task is
+ * under. So tasks with equal deadlines leave the tree in queueing order
+ * whatever way each came into it: directly, or through the buckets of
+ * any CPU's wheel and its rescan list in any order; and for queueings on
+ * different CPUs ordered by happens-before, the atomic's order is theirs.
+ * The case this is for: far task A is being moved (it waits on b->rescan,
+ * the clock already past its unit) when task B, queued later for the same
  * deadline, goes straight into the tree; A arrives after B but sorts
- * before it. A FIFO rule alone would order the buckets right (equal
- * deadlines always share a bucket, as the bucket is a function of the
- * deadline and the clock), but not this. Tasks are handed over under
- * d->lock, earliest first, by the callback or the dispatch work and never
- * both at once (see above), so the targets receive them in that order.
+ * before it. A FIFO rule alone would not do, even in one wheel. Tasks
+ * are handed over under d->lock, earliest first, by the callback or the
+ * dispatch work and never both at once (see above), so the targets
+ * receive them in that order.
+ *
+ * Stop: a queueing reads d->stopped under the lock guarding its task,
+ * maybe a wheel's. It runs with interrupts off from that check to its
+ * last unlock, so the stop, after setting the flag, waits a grace period
+ * (synchronize_rcu()) for those that read it clear to have placed their
+ * task; only then it cancels or runs what is pending, everywhere.
  *
  * The parameters, from `make bench` on a loaded 2-CPU TCG guest: the
  * horizon must cover the wake-up latency of a worker, which `make bench`
@@ -160,7 +216,9 @@
  * Flush uses colors, like workqueue flushes: a task takes the current
  * color when queued, inflight[color] counts queueings neither
  * finished nor cancelled, and a flush moves the color on and waits for
- * every other color to drain. It waits for exactly the tasks queued
+ * every other color to drain. The count is split over the locks: each
+ * counts the queueings that began under it minus those that ended under
+ * it, and only the sum means anything (delay_inflight_sum()). It waits for exactly the tasks queued
  * before it, whatever comes later. A killed flush leaves its color still
  * draining; with four colors the next flush still has one of its own.
  */
