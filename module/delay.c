@@ -290,6 +290,13 @@ enum delay_target {
 #define DELAY_CENTRAL		0
 #define DELAY_SWITCHING		U16_MAX
 
+/* Counters each lock keeps for the tasks it guards; summed by get_stats. */
+struct delay_counts {
+	u64 queued;
+	u64 modified;
+	u64 cancels;
+};
+
 /*
  * One CPU's far wheel: the far tasks queued on that CPU, and the idle
  * tasks last queued far there. Its lock guards everything here and every
@@ -314,9 +321,7 @@ struct delay_base {
 	struct list_head rescan;
 	/* Tasks in the wheel, the overflow, @never and @rescan. */
 	u64 far;
-	u64 queued;
-	u64 modified;
-	u64 cancels;
+	struct delay_counts counts;
 	/*
 	 * Queueings that began here, minus those that ended here: only
 	 * their sum over d and every wheel means anything (delay_drained()).
@@ -361,8 +366,9 @@ struct ordsched_delay {
 	unsigned int sync_waiters;
 	/* Flushes and stops waiting for colors to drain: the same. */
 	unsigned int drain_waiters;
-	/* The scheduler's own part of the inflight sums. */
+	/* The scheduler's own part of the inflight sums and counters. */
 	long inflight[DELAY_COLORS];
+	struct delay_counts counts;
 	void (*cancelled)(struct ordsched_delay_task *task);
 	struct ordsched_delay_stats stats;
 	/* Name, id, debugfs; the counters above are under d->lock. */
@@ -478,10 +484,28 @@ static raw_spinlock_t *delay_lock_of(struct ordsched_delay *d, u16 base)
 	return base == DELAY_CENTRAL ? &d->lock : &delay_base(d, base)->lock;
 }
 
-/* A counter of the lock @base: the scheduler's own, or a wheel's. */
-#define delay_count(d, base, field)					\
-	((base) == DELAY_CENTRAL ? &(d)->stats.field :			\
-				   &delay_base(d, base)->field)
+/* The counters of the lock @base: the scheduler's own, or a wheel's. */
+static struct delay_counts *delay_counts(struct ordsched_delay *d, u16 base)
+{
+	return base == DELAY_CENTRAL ? &d->counts : &delay_base(d, base)->counts;
+}
+
+/*
+ * Sparse cannot follow a task changing hands between locks: these keep
+ * its books balanced where the lock is chosen at run time, or taken in
+ * one function and dropped in another; lockdep checks the real thing.
+ */
+static void delay_raw_lock(raw_spinlock_t *lock)
+{
+	raw_spin_lock(lock);
+	__release(lock);
+}
+
+static void delay_raw_unlock(raw_spinlock_t *lock)
+{
+	__acquire(lock);
+	raw_spin_unlock(lock);
+}
 
 /* The inflight counts of the lock @base. */
 static long *delay_inflight(struct ordsched_delay *d, u16 base)
@@ -584,6 +608,7 @@ static int delay_wait_drained(struct ordsched_delay *d, unsigned int colors,
 static u16 delay_task_base(struct ordsched_delay *d,
 			   struct ordsched_delay_task *task)
 {
+	/* Pairs with the release when the task joins d: then @base is d's. */
 	if (smp_load_acquire(&task->delay) != d)
 		return DELAY_CENTRAL;
 	return READ_ONCE(task->base);
@@ -603,10 +628,10 @@ static u16 delay_lock_task(struct ordsched_delay *d,
 	for (;;) {
 		base = delay_task_base(d, task);
 		if (base != DELAY_SWITCHING) {
-			raw_spin_lock(delay_lock_of(d, base));
+			delay_raw_lock(delay_lock_of(d, base));
 			if (delay_task_base(d, task) == base)
 				return base;
-			raw_spin_unlock(delay_lock_of(d, base));
+			delay_raw_unlock(delay_lock_of(d, base));
 		}
 		cpu_relax();
 	}
@@ -625,14 +650,14 @@ static void delay_switch(struct ordsched_delay *d,
 	if (from == to)
 		return;
 	if (from == DELAY_CENTRAL) {
-		raw_spin_lock(delay_lock_of(d, to));
+		delay_raw_lock(delay_lock_of(d, to));
 		WRITE_ONCE(task->base, to);
-		raw_spin_unlock(&d->lock);
+		delay_raw_unlock(&d->lock);
 		return;
 	}
 	WRITE_ONCE(task->base, DELAY_SWITCHING);
-	raw_spin_unlock(delay_lock_of(d, from));
-	raw_spin_lock(delay_lock_of(d, to));
+	delay_raw_unlock(delay_lock_of(d, from));
+	delay_raw_lock(delay_lock_of(d, to));
 	WRITE_ONCE(task->base, to);
 }
 
@@ -1182,7 +1207,7 @@ static u64 delay_insert(struct ordsched_delay *d,
 	if (to == DELAY_CENTRAL) {
 		/* Interrupts are off: the CPU stays. */
 		to = 1 + smp_processor_id();
-		raw_spin_lock(delay_lock_of(d, to));
+		delay_raw_lock(delay_lock_of(d, to));
 	}
 	b = delay_base(d, to);
 	/* An empty wheel may move its clock anywhere: bring it up to now. */
@@ -1191,7 +1216,7 @@ static u64 delay_insert(struct ordsched_delay *d,
 			     delay_unit(ktime_get_coarse() + DELAY_HORIZON));
 	if (unit <= b->clk) {
 		if (*base == DELAY_CENTRAL)
-			raw_spin_unlock(&b->lock);
+			delay_raw_unlock(&b->lock);
 		else
 			delay_switch(d, task, *base, DELAY_CENTRAL);
 		*base = DELAY_CENTRAL;
@@ -1205,7 +1230,7 @@ static u64 delay_insert(struct ordsched_delay *d,
 	if (pos != U64_MAX)
 		delay_wheel_lower(d, pos);
 	WRITE_ONCE(task->base, to);
-	raw_spin_unlock(&d->lock);
+	delay_raw_unlock(&d->lock);
 	*base = to;
 	return U64_MAX;
 }
@@ -1218,7 +1243,7 @@ static u64 delay_insert(struct ordsched_delay *d,
 static void delay_unlock(struct ordsched_delay *d, u16 base, u64 pos,
 			 unsigned long flags)
 {
-	raw_spin_unlock(delay_lock_of(d, base));
+	delay_raw_unlock(delay_lock_of(d, base));
 	if (pos != U64_MAX) {
 		raw_spin_lock(&d->lock);
 		delay_wheel_lower(d, pos);
@@ -1235,7 +1260,7 @@ static void delay_cancelled(struct ordsched_delay *d,
 	lockdep_assert_held(delay_lock_of(d, base));
 	task->state = DELAY_IDLE;
 	debug_object_deactivate(task, &delay_task_debug_descr);
-	(*delay_count(d, base, cancels))++;
+	delay_counts(d, base)->cancels++;
 	d->stats.cancels_handed += handed;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
 	delay_retire(d, task->color, 1, base);
@@ -1261,12 +1286,14 @@ static void delay_run(struct ordsched_delay_task *task)
 	u8 color;
 
 	/* A task handed over or moved is guarded by d->lock. */
-	raw_spin_lock_irqsave(&d->lock, flags);
+	local_irq_save(flags);
+	delay_raw_lock(&d->lock);
 	if (task->state == DELAY_MOVED) {
 		if (task->cancelling) {
 			delay_cancelled(d, task, true, DELAY_CENTRAL);
 			delay_wake_sync(d);
-			goto unlock;
+			delay_unlock(d, base, U64_MAX, flags);
+			return;
 		}
 		if (!d->stopped) {
 			delay_unlock(d, base, delay_insert(d, task,
@@ -1281,7 +1308,7 @@ static void delay_run(struct ordsched_delay_task *task)
 	task->state = DELAY_IDLE;
 	debug_object_deactivate(task, &delay_task_debug_descr);
 	if (cancel) {
-		d->stats.cancels++;
+		d->counts.cancels++;
 		d->stats.cancels_handed++;
 		trace_ordsched_delay_cancel(d->inst.id, task->seq, true);
 		fn = d->cancelled;
@@ -1289,7 +1316,7 @@ static void delay_run(struct ordsched_delay_task *task)
 		delay_count_late(d, ktime_sub(ktime_get(), task->deadline));
 	}
 	list_add(&busy.node, &d->running);
-	raw_spin_unlock_irqrestore(&d->lock, flags);
+	delay_unlock(d, base, U64_MAX, flags);
 
 	/* May free or requeue @task: do not touch it again. */
 	if (fn)
@@ -1301,7 +1328,6 @@ static void delay_run(struct ordsched_delay_task *task)
 	if (!cancel)
 		d->stats.ran++;
 	delay_retire(d, color, 1, DELAY_CENTRAL);
-unlock:
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
@@ -1392,7 +1418,7 @@ static u64 delay_move(struct ordsched_delay *d,
 		      struct ordsched_delay_task *task, ktime_t deadline,
 		      u32 slack, u16 *base)
 {
-	(*delay_count(d, *base, modified))++;
+	delay_counts(d, *base)->modified++;
 	switch (task->state) {
 	case DELAY_PENDING:
 	case DELAY_FAR:
@@ -1476,6 +1502,7 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 		if (task->delay != d) {
 			/* Under d->lock: the task joins d there. */
 			task->base = DELAY_CENTRAL;
+			/* @base first: see delay_task_base(). */
 			smp_store_release(&task->delay, d);
 		}
 		/* An idle task last far on another CPU comes to this one's. */
@@ -1486,7 +1513,7 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 		}
 		task->color = READ_ONCE(d->color);
 		delay_inflight(d, base)[task->color]++;
-		(*delay_count(d, base, queued))++;
+		delay_counts(d, base)->queued++;
 		pos = delay_insert(d, task, deadline, slack, &base);
 		ret = mode == ORDSCHED_DELAY_QUEUE_NEW;
 	} else if (mode == ORDSCHED_DELAY_QUEUE_MOD && task->delay == d) {
@@ -1740,7 +1767,7 @@ static void delay_stop_one(struct ordsched_delay *d,
 	delay_unlink(d, task, base);
 	task->state = DELAY_IDLE;
 	debug_object_deactivate(task, &delay_task_debug_descr);
-	(*delay_count(d, base, cancels))++;
+	delay_counts(d, base)->cancels++;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, false);
 	/* Read now: the callback may free the task. */
 	per_color[task->color]++;
@@ -1871,13 +1898,16 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	*stats = d->stats;
+	stats->queued = d->counts.queued;
+	stats->modified = d->counts.modified;
+	stats->cancels = d->counts.cancels;
 	stats->armed = d->armed;
 	for_each_possible_cpu(cpu) {
 		b = per_cpu_ptr(d->bases, cpu);
 		raw_spin_lock(&b->lock);
-		stats->queued += b->queued;
-		stats->modified += b->modified;
-		stats->cancels += b->cancels;
+		stats->queued += b->counts.queued;
+		stats->modified += b->counts.modified;
+		stats->cancels += b->counts.cancels;
 		raw_spin_unlock(&b->lock);
 	}
 	stats->pending = max(atomic_long_read(&d->pending), 0L);
