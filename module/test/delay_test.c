@@ -1814,14 +1814,7 @@ static void far_mod(struct ktest *t)
 	far_free(&f);
 }
 
-/* ---- several CPUs queueing -------------------------------------------- */
-
-/*
- * Written for a split of the scheduler's lock into per-CPU far wheels
- * (tried on branch wt12c and measured: see the delay section of
- * README.md), where each could fail; with one wheel under one lock they
- * must pass as well, and guard any later split.
- */
+/* ---- far wheels of several CPUs ---------------------------------------- */
 
 /* Wait up to @ms for @v to read @want; false on timeout. */
 static bool cpus_wait_for(atomic_t *v, int want, unsigned int ms, bool sleep)
@@ -1842,7 +1835,7 @@ static bool cpus_wait_for(atomic_t *v, int want, unsigned int ms, bool sleep)
 /*
  * Two threads on two CPUs take turns, each queueing its task only after
  * the other's queueing returned: every queueing happens before the next.
- * Tasks with equal deadlines must run in that order, also if they wait
+ * Tasks with equal deadlines must run in that order, although they wait
  * in two CPUs' wheels and meet only in the tree.
  */
 struct cpus_turns {
@@ -1900,14 +1893,13 @@ static void far_ties_cpus(struct ktest *t)
 }
 
 /*
- * A wheel's clock only moves when the timer fires. Thread 0 keeps a task
- * in the wheel and lets the clock fall behind, then, with interrupts off
- * so that the timer it arms cannot fire yet, queues task A, already due:
- * it lands in the stale wheel. Thread 1 then queues task B, due just
- * after A, on another CPU. With per-CPU wheels, that CPU's empty wheel
- * put B straight in the tree, the tree's earliest when the timer fires,
- * and the hrtimer callback must not hand it over before A comes in; with
- * one wheel, B waits in it beside A.
+ * A wheel's clock only moves when the dispatch work visits it. Thread 0
+ * keeps a task in its CPU's wheel and lets that clock fall behind, then,
+ * with interrupts off so that the timer it arms cannot fire yet, queues
+ * task A, already due: it lands in the stale wheel. Thread 1 then queues
+ * task B, due just after A, on another CPU, whose empty wheel puts it
+ * straight in the tree. When the timer fires, B is the tree's earliest,
+ * but A comes first: the hrtimer callback must not hand B over itself.
  */
 #define STALE_ROUNDS	6
 
@@ -1987,10 +1979,10 @@ static void far_stale_clock(struct ktest *t)
 }
 
 /*
- * Tasks queued on a CPU that then goes offline run on time, and another
- * CPU cancels and moves some of them meanwhile (per-CPU wheels must be
- * visited whether their CPU is online or not). If the guest cannot take a
- * CPU offline, the rest of the test still runs.
+ * Tasks queued on a CPU that then goes offline: no callback moves them,
+ * the dispatch work visits every possible CPU's wheel. Another CPU
+ * cancels and moves some of them while their CPU is offline. If the guest
+ * cannot take a CPU offline, the rest of the test still runs.
  */
 struct cpus_offline {
 	struct dt *dt;
