@@ -35,9 +35,9 @@
  * 0.66-0.68x delayed_work's to 0.92-1.07x; one CPU alone pays more per
  * pair than with the one lock (about 550 ns against 425-500 at 10^5 and
  * 10^6 pending), still below delayed_work's. That needs the helpers on
- * the submit and cancel paths inlined (__always_inline): as calls, each
- * through the return thunks of a mitigated kernel, they cost 150-300 ns
- * a pair more under TCG, above delayed_work's cost.
+ * the submit and cancel paths inlined (__always_inline): as calls they
+ * cost 150-300 ns a pair more under TCG (not profiled; the kernel has
+ * retpolines and return thunks), above delayed_work's cost.
  *
  * Who guards a task: task->base says, 0 for d->lock and 1 + n for CPU n's
  * wheel lock. A far task is guarded by its wheel's lock; a task in the
