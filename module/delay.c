@@ -32,8 +32,8 @@
  * they are few at a time, and one tree is what hands due tasks over in
  * one order, from one place. Measured on stock 6.1 (README.md, the delay
  * section): with both CPUs submitting, pairs/s per CPU went from
- * 0.66-0.68x delayed_work's to 0.92-1.07x; one CPU alone pays more per
- * pair than with the one lock (about 550 ns against 425-500 at 10^5 and
+ * 0.66-0.68x delayed_work's to 1.07-1.27x; one CPU alone pays more per
+ * pair than with the one lock (550-590 ns against 425-500 at 10^5 and
  * 10^6 pending), still below delayed_work's. That needs the helpers on
  * the submit and cancel paths inlined (__always_inline): as calls they
  * cost 150-300 ns a pair more under TCG (not profiled; the kernel has
