@@ -139,10 +139,13 @@ static void ring_wake(void *ctx, u64 t)
 	if (ordsched_ring_diff(w, t) == 0 && ordsched_ring_owned(w)) {
 		h = xa_load(&dom->ids, ordsched_ring_owner(w));
 		/*
-		 * Unconditional: the poll queue's lock orders this after the
-		 * tail move, and poll() queues itself before it reads the tail.
+		 * wq_has_sleeper()'s full barrier orders the tail move before
+		 * the look at the poll queue; poll() queues itself, then has
+		 * one before it reads the tail (ordsched_ring_dom_turn()):
+		 * either it sees the new tail or we see it queued. Most
+		 * wakes find nobody polling, and skip the queue's lock.
 		 */
-		if (h)
+		if (h && wq_has_sleeper(&h->pollq))
 			wake_up_interruptible_poll(&h->pollq,
 						   EPOLLIN | EPOLLRDNORM);
 	}
