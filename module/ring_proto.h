@@ -43,9 +43,9 @@
  *					after making sure head > t; or the
  *					owner's handle, completing t at its
  *					turn (slot t still OWNED(t, id))
- *	RETIRED(t) -> FREE(t + R)	anyone who saw tail past t
- *	OWNED/SLEEPING(t) -> FREE(t + R)	the owner's handle, after it
- *					moved the tail past t itself
+ *	any word of t -> FREE(t + R)	anyone who saw tail past t: the
+ *					mover of the tail, the owner after
+ *					its turn, a taker a lap on
  * No other transition exists, so each word only moves forward: FREE(t),
  * OWNED/SLEEPING(t), RETIRED(t) (or, at the turn, none), FREE(t + R), ...
  * Invariants: tail <= head <= tail + R; ticket t's slot holds a word of
@@ -56,9 +56,10 @@
  * Take. Read head h, then slot h. FREE(h): claim it with our id, then move
  * the head (or find it moved by a helper); the ticket is h. A word of
  * ticket h: someone claimed h and has not moved the head yet: help, retry.
- * A word of h - R: the window is full (EAGAIN), unless it is RETIRED(h - R)
- * and the tail has passed h - R: its freeing is late (its mover died, or
- * is slow), so free it ourselves and retry. Anything else after the head
+ * A word of h - R: the window is full (EAGAIN), unless the tail has passed
+ * h - R: its freeing is late (its mover or its owner died, or is slow: a
+ * completer preempted between its turn's tail move and its free while the
+ * others went a lap round), so free it ourselves and retry. Anything else after the head
  * was re-read unchanged is a scribble (EIO). Ownership is in the ring
  * before the ticket exists: a taker dying after its claim leaves OWNED(h,
  * id), which the others count as taken and the kernel trashes on release.
@@ -121,7 +122,11 @@
  *      CAS, but both then CAS the slot from OWNED/SLEEPING(t, id): one
  *      wins and answers 0, the other answers EALREADY. If the retire won,
  *      the slot is RETIRED(t) behind the tail: the loser frees it (or a
- *      taker does, late).
+ *      taker does, late). The one exception: the turn's completer held
+ *      up for a whole lap, in which a taker freed the slot, cannot tell
+ *      whether a retire came first, and answers 0 too. A taker must not
+ *      wait for a completer that may be preempted: lock-freedom wins over
+ *      an exact answer to a program that completes a ticket twice at once.
  *
  * Death at every instruction (the kernel runs release when the handle's
  * last file reference goes; the mapping does not hold one):
@@ -137,9 +142,9 @@
  *    before freeing the slot: takers free it when they reach it (take,
  *    late free), and release's advance wakes the owner of the new tail.
  *  - at the turn, after the tail CAS, before the free: OWNED(t, id) stays
- *    behind the tail (takers of t + R find the window full meanwhile);
- *    release trashes it to RETIRED(t), which takers free late, and its
- *    advance wakes the new tail's sleeper if the advance had not.
+ *    behind the tail; the taker of t + R frees it late; release trashes it
+ *    to RETIRED(t) (if no taker freed it already), and its advance wakes
+ *    the new tail's sleeper if the dead completer's advance had not.
  *  - after flagging SLEEPING, before or inside the sleep: release trashes
  *    the flagged slot like any other.
  *  - in release itself (the kernel does not die, but its budget may run
@@ -353,8 +358,12 @@ static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
 			continue;
 		}
 		if (d == -(__s64)(r->mask + 1)) {
-			/* Ticket h - R still there: full, or freed late. */
-			if (ordsched_ring_state(w) != ORDSCHED_RING_RETIRED ||
+			/*
+			 * Ticket h - R still there: full, or freed late (its
+			 * word RETIRED, or still owned after a turn's tail
+			 * move, whatever keeps its completer from freeing it).
+			 */
+			if (ordsched_ring_state(w) == ORDSCHED_RING_FREE ||
 			    !ordsched_ring_passed(ORDSCHED_RING_LOAD(r->tail),
 						  h - r->mask - 1))
 				return -EAGAIN;
@@ -451,8 +460,9 @@ static inline int ordsched_ring_retire(const struct ordsched_ring_view *r,
 /*
  * After the turn's tail move past @t: free slot @t, which held @w, for the
  * ticket one lap on, and wake a thread of @id that flagged it (it learns
- * EALREADY). Race (d): 0 if this CAS took the slot from @id, -EALREADY if
- * another thread of @id retired @t first (then the slot is freed here).
+ * EALREADY). Race (d): -EALREADY if another thread of @id retired @t
+ * first (the slot is freed here then); else 0, also when a taker a lap
+ * on freed the slot first.
  */
 static inline int ordsched_ring_free_turn(const struct ordsched_ring_view *r,
 					  __u32 id, __u64 t, __u64 w, void *ctx)
@@ -463,12 +473,13 @@ static inline int ordsched_ring_free_turn(const struct ordsched_ring_view *r,
 
 	while (!ORDSCHED_RING_CAS(slot, w, next)) {
 		w = ORDSCHED_RING_LOAD(slot);
-		if (ordsched_ring_check(w, t, id) ||
-		    !ordsched_ring_retry(&tries)) {
-			if (w == ordsched_ring_word(t, 0, ORDSCHED_RING_RETIRED))
-				ORDSCHED_RING_CAS(slot, w, next);
+		if (w == ordsched_ring_word(t, 0, ORDSCHED_RING_RETIRED)) {
+			ORDSCHED_RING_CAS(slot, w, next);
 			return -EALREADY;
 		}
+		if (ordsched_ring_check(w, t, id) ||
+		    !ordsched_ring_retry(&tries))
+			return 0;
 	}
 	if (ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
 		ORDSCHED_RING_WAKE(ctx, t);

@@ -313,7 +313,8 @@ static bool refused(const __u64 *p, __u64 old, __u64 new)
 		       (k == K_RELEASE || op == OP_COMPLETE || op == OP_TRASH);
 	case M_NO_LATE_FREE:
 		return is_slot(p) && k == K_PART && op == OP_TAKE &&
-		       ordsched_ring_state(old) == ORDSCHED_RING_RETIRED;
+		       ordsched_ring_diff(new, old) > 0 &&
+		       ordsched_ring_state(old) != ORDSCHED_RING_FREE;
 	case M_NO_TRASH:
 		return is_slot(p) && k == K_RELEASE && ordsched_ring_owned(old) &&
 		       ordsched_ring_state(new) == ORDSCHED_RING_RETIRED;

@@ -813,7 +813,7 @@ TEST(endless_tail)
 TEST(turn_handover)
 {
 	struct ordsched_stats stats;
-	__u64 t, u, w, R, *slot;
+	__u64 t, u, w, i, R, *slot;
 	struct ring r;
 	int fd;
 
@@ -860,6 +860,24 @@ TEST(turn_handover)
 	EXPECT_EQ(-EALREADY, ordsched_ring_free_turn(&r.v, r.id, t, w,
 						     &r.ctx));
 	EXPECT_EQ(ORDSCHED_RING_WORD(t + R, 0, ORDSCHED_RING_FREE),
+		  ring_load(slot));
+
+	/*
+	 * A completer held up between its tail move and its free while the
+	 * others go a lap round: the taker a lap on frees the slot itself
+	 * (no EAGAIN), and the completer still answers 0.
+	 */
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	slot = ordsched_ring_slot(&r.v, t);
+	w = ring_load(slot);
+	ASSERT_TRUE(ring_cas(r.v.tail, t, t + 1));
+	for (i = 0; i < R; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &u));
+		ASSERT_EQ(0, ordsched_ring_complete(&r.v, r.id, u, &r.ctx));
+	}
+	EXPECT_EQ(t + R, u);
+	EXPECT_EQ(0, ordsched_ring_free_turn(&r.v, r.id, t, w, &r.ctx));
+	EXPECT_EQ(ORDSCHED_RING_WORD(t + 2 * R, 0, ORDSCHED_RING_FREE),
 		  ring_load(slot));
 
 	/* The next lap of every slot used here is taken as usual. */
