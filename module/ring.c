@@ -128,13 +128,14 @@ static void ring_view(struct ordsched_domain *dom, struct ordsched_ring_view *r)
 static void ring_wake(void *ctx, u64 t)
 {
 	struct ordsched_domain *dom = ctx;
+	struct domain_wakes wk = {};
 	struct ordsched_ring_view r;
 	struct ordsched_handle *h;
 	u64 w;
 
 	ring_view(dom, &r);
 	spin_lock(&dom->lock);
-	ordsched_domain_wake(dom, t);
+	ordsched_domain_wake(dom, t, &wk);
 	w = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t));
 	if (ordsched_ring_diff(w, t) == 0 && ordsched_ring_owned(w)) {
 		h = xa_load(&dom->ids, ordsched_ring_owner(w));
@@ -150,6 +151,7 @@ static void ring_wake(void *ctx, u64 t)
 						   EPOLLIN | EPOLLRDNORM);
 	}
 	spin_unlock(&dom->lock);
+	ordsched_domain_wakes_flush(&wk);
 }
 
 /* The advances left over; destroyed (drained) at module exit. */
