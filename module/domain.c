@@ -50,6 +50,7 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -107,31 +108,67 @@ static int domain_check(struct ordsched_domain *dom, struct ordsched_handle *h,
 	return owner == (unsigned long)h ? 0 : -EPERM;
 }
 
+/*
+ * Wake @w's thread when @wk is flushed, or now if @wk is full. Either way
+ * no wake-up is lost: a waiter is queued with its task state set, and
+ * looks at its condition after each wake-up, which the caller changed
+ * before it looked for waiters.
+ */
+static void domain_wake_waiter(struct ordsched_domain *dom,
+			       struct domain_waiter *w, struct domain_wakes *wk)
+{
+	dom->stats.wakeups++;
+	if (wk->n == DOMAIN_WAKES) {
+		wake_up_process(w->task);
+		return;
+	}
+	get_task_struct(w->task);
+	wk->task[wk->n++] = w->task;
+}
+
 /**
  * ordsched_domain_wake() - wake the threads waiting for a ticket
  * @dom: the domain
  * @t: the ticket; nobody else is woken
+ * @wk: where the threads go until ordsched_domain_wakes_flush()
  *
  * Context: the domain lock held.
  */
-void ordsched_domain_wake(struct ordsched_domain *dom, u64 t)
+void ordsched_domain_wake(struct ordsched_domain *dom, u64 t,
+			  struct domain_wakes *wk)
 {
 	struct domain_waiter *w;
 
 	lockdep_assert_held(&dom->lock);
-	list_for_each_entry(w, &dom->waiters[t % DOMAIN_BUCKETS], node) {
-		if (w->ticket != t)
-			continue;
-		wake_up_process(w->task);
-		dom->stats.wakeups++;
+	list_for_each_entry(w, &dom->waiters[t % DOMAIN_BUCKETS], node)
+		if (w->ticket == t)
+			domain_wake_waiter(dom, w, wk);
+}
+
+/**
+ * ordsched_domain_wakes_flush() - wake the threads ordsched_domain_wake()
+ *	set aside
+ * @wk: the threads, and their references, which are dropped
+ *
+ * Context: process context, the domain lock dropped.
+ */
+void ordsched_domain_wakes_flush(struct domain_wakes *wk)
+{
+	unsigned int i;
+
+	for (i = 0; i < wk->n; i++) {
+		wake_up_process(wk->task[i]);
+		put_task_struct(wk->task[i]);
 	}
+	wk->n = 0;
 }
 
 /*
  * Wake the threads waiting for tickets @t to @t + @count - 1, which were
  * just retired: each bucket once, not once a ticket.
  */
-static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count)
+static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count,
+			      struct domain_wakes *wk)
 {
 	struct domain_waiter *w;
 	u32 b;
@@ -140,10 +177,8 @@ static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count)
 	for (b = 0; b < min_t(u32, count, DOMAIN_BUCKETS); b++) {
 		list_for_each_entry(w, &dom->waiters[(t + b) % DOMAIN_BUCKETS],
 				    node) {
-			if (w->ticket - t >= count)
-				continue;
-			wake_up_process(w->task);
-			dom->stats.wakeups++;
+			if (w->ticket - t < count)
+				domain_wake_waiter(dom, w, wk);
 		}
 	}
 }
@@ -189,11 +224,12 @@ void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
 }
 
 /* Ticket @t, which a handle holds, has just become the tail. */
-static void domain_wake_turn(struct ordsched_domain *dom, u64 t)
+static void domain_wake_turn(struct ordsched_domain *dom, u64 t,
+			     struct domain_wakes *wk)
 {
 	struct ordsched_handle *h = (void *)*domain_slot(dom, t);
 
-	ordsched_domain_wake(dom, t);
+	ordsched_domain_wake(dom, t, wk);
 	/*
 	 * ordsched_domain_poll_wait() queues itself before it takes the
 	 * lock to look at the tail, and we changed the tail under the lock:
@@ -204,7 +240,8 @@ static void domain_wake_turn(struct ordsched_domain *dom, u64 t)
 }
 
 /* Move the tail over the retired tickets at its front. */
-static void domain_advance(struct ordsched_domain *dom)
+static void domain_advance(struct ordsched_domain *dom,
+			   struct domain_wakes *wk)
 {
 	u64 t = dom->tail;
 	unsigned long *slot;
@@ -222,7 +259,7 @@ static void domain_advance(struct ordsched_domain *dom)
 	dom->tail = t;
 	domain_publish(dom, ORDSCHED_STATUS_TAIL_OFFSET, t);
 	if (t != dom->head)
-		domain_wake_turn(dom, t);
+		domain_wake_turn(dom, t, wk);
 }
 
 /**
@@ -238,6 +275,7 @@ static void domain_advance(struct ordsched_domain *dom)
 int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first)
 {
 	struct ordsched_domain *dom = h->dom;
+	struct domain_wakes wk = {};
 	u64 t;
 
 	if (ordsched_domain_is_ring(dom))
@@ -264,9 +302,10 @@ int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first)
 	domain_publish(dom, ORDSCHED_STATUS_HEAD_OFFSET, dom->head);
 	/* An empty window: the first new ticket's turn is now. */
 	if (*first == dom->tail)
-		domain_wake_turn(dom, *first);
+		domain_wake_turn(dom, *first, &wk);
 	trace_ordsched_domain_take(dom->id, *first, count);
 	spin_unlock(&dom->lock);
+	ordsched_domain_wakes_flush(&wk);
 	return 0;
 }
 
@@ -287,6 +326,7 @@ int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 			   enum ordsched_retire how)
 {
 	struct ordsched_domain *dom = h->dom;
+	struct domain_wakes wk = {};
 	int ret = 0;
 	u64 t;
 
@@ -305,16 +345,17 @@ int ordsched_domain_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 	}
 	for (t = ticket; t != ticket + count; t++)
 		*domain_slot(dom, t) = SLOT_RETIRED;
-	domain_wake_range(dom, ticket, count);
+	domain_wake_range(dom, ticket, count, &wk);
 	h->held -= count;
 	if (how == ORDSCHED_RETIRE_COMPLETE)
 		dom->stats.completed += count;
 	else
 		dom->stats.trashed += count;
 	trace_ordsched_domain_retire(dom->id, ticket, count, how);
-	domain_advance(dom);
+	domain_advance(dom, &wk);
 out:
 	spin_unlock(&dom->lock);
+	ordsched_domain_wakes_flush(&wk);
 	return ret;
 }
 
@@ -376,7 +417,8 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 		/*
 		 * Set before the lock is dropped: whoever moves the tail to
 		 * t does so under the lock, after this, and its
-		 * wake_up_process() makes the schedule below return.
+		 * wake-up (after it drops the lock) makes the schedule below
+		 * return, or finds us running: then the loop looks again.
 		 */
 		set_current_state(TASK_INTERRUPTIBLE);
 		spin_unlock(&dom->lock);
@@ -697,7 +739,8 @@ struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h)
 
 /* Trash every ticket @h holds: nobody waits for a handle that is gone. */
 static void domain_release_tickets(struct ordsched_domain *dom,
-				   struct ordsched_handle *h)
+				   struct ordsched_handle *h,
+				   struct domain_wakes *wk)
 {
 	unsigned int n = h->held;
 	unsigned long *slot;
@@ -712,7 +755,7 @@ static void domain_release_tickets(struct ordsched_domain *dom,
 	}
 	dom->stats.released += n;
 	trace_ordsched_domain_release(dom->id, n);
-	domain_advance(dom);
+	domain_advance(dom, wk);
 }
 
 /**
@@ -728,15 +771,17 @@ static void domain_release_tickets(struct ordsched_domain *dom,
 void ordsched_handle_release(struct ordsched_handle *h)
 {
 	struct ordsched_domain *dom = h->dom;
+	struct domain_wakes wk = {};
 
 	/* Trashes its slots and forgets its id: see ring.c. */
 	if (ordsched_domain_is_ring(dom))
 		ordsched_ring_dom_release(h);
 	spin_lock(&dom->lock);
 	if (h->held)
-		domain_release_tickets(dom, h);
+		domain_release_tickets(dom, h, &wk);
 	dom->handles--;
 	spin_unlock(&dom->lock);
+	ordsched_domain_wakes_flush(&wk);
 	kfree(h);
 	ordsched_domain_put(dom);
 }

@@ -131,7 +131,21 @@ static inline bool ordsched_domain_is_ring(struct ordsched_domain *dom)
 	return smp_load_acquire(&dom->ring);
 }
 
-void ordsched_domain_wake(struct ordsched_domain *dom, u64 t);
+/*
+ * Threads to wake once the domain lock is dropped, a reference each: a
+ * wake-up under the lock would hold it across the IPI to the woken
+ * thread's CPU, which the woken thread then spins on to dequeue itself.
+ */
+#define DOMAIN_WAKES	4
+
+struct domain_wakes {
+	struct task_struct *task[DOMAIN_WAKES];
+	unsigned int n;
+};
+
+void ordsched_domain_wake(struct ordsched_domain *dom, u64 t,
+			  struct domain_wakes *wk);
+void ordsched_domain_wakes_flush(struct domain_wakes *wk);
 int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 				 struct domain_waiter *w);
 void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,

@@ -128,25 +128,30 @@ static void ring_view(struct ordsched_domain *dom, struct ordsched_ring_view *r)
 static void ring_wake(void *ctx, u64 t)
 {
 	struct ordsched_domain *dom = ctx;
+	struct domain_wakes wk = {};
 	struct ordsched_ring_view r;
 	struct ordsched_handle *h;
 	u64 w;
 
 	ring_view(dom, &r);
 	spin_lock(&dom->lock);
-	ordsched_domain_wake(dom, t);
+	ordsched_domain_wake(dom, t, &wk);
 	w = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t));
 	if (ordsched_ring_diff(w, t) == 0 && ordsched_ring_owned(w)) {
 		h = xa_load(&dom->ids, ordsched_ring_owner(w));
 		/*
-		 * Unconditional: the poll queue's lock orders this after the
-		 * tail move, and poll() queues itself before it reads the tail.
+		 * wq_has_sleeper()'s full barrier orders the tail move before
+		 * the look at the poll queue; poll() queues itself, then has
+		 * one before it reads the tail (ordsched_ring_dom_turn()):
+		 * either it sees the new tail or we see it queued. Most
+		 * wakes find nobody polling, and skip the queue's lock.
 		 */
-		if (h)
+		if (h && wq_has_sleeper(&h->pollq))
 			wake_up_interruptible_poll(&h->pollq,
 						   EPOLLIN | EPOLLRDNORM);
 	}
 	spin_unlock(&dom->lock);
+	ordsched_domain_wakes_flush(&wk);
 }
 
 /* The advances left over; destroyed (drained) at module exit. */
@@ -337,14 +342,13 @@ int ordsched_ring_dom_take(struct ordsched_handle *h, u32 count, u64 *first)
 	return 0;
 }
 
-/* Is @t owned by @id? As ordsched_ring_check(). */
+/* Is @t owned by @id and not passed? As ordsched_ring_check_live(). */
 static int ring_check(struct ordsched_domain *dom, u32 id, u64 t)
 {
 	struct ordsched_ring_view r;
 
 	ring_view(dom, &r);
-	return ordsched_ring_check(ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t)),
-				   t, id);
+	return ordsched_ring_check_live(&r, t, id);
 }
 
 /**
@@ -568,7 +572,7 @@ void ordsched_ring_dom_stats(struct ordsched_handle *h,
 	st->held = 0;
 	for (i = 0; id && i <= r.mask; i++) {
 		w = ORDSCHED_RING_LOAD(&r.slots[i]);
-		if (ordsched_ring_owned(w) && ordsched_ring_owner(w) == id)
+		if (ordsched_ring_held(w, st->tail, id))
 			st->held++;
 	}
 }
@@ -588,12 +592,14 @@ void ordsched_ring_dom_release(struct ordsched_handle *h)
 	struct ordsched_domain *dom = h->dom;
 	struct ordsched_ring_view r;
 	u32 id = READ_ONCE(h->ring_id);
-	u64 i, w, n = 0;
+	u64 i, w, tail, n = 0;
 
 	ring_view(dom, &r);
+	/* Not the ones its completions at the turn had not freed yet. */
+	tail = ORDSCHED_RING_LOAD(r.tail);
 	for (i = 0; id && i <= r.mask; i++) {
 		w = ORDSCHED_RING_LOAD(&r.slots[i]);
-		if (ordsched_ring_owned(w) && ordsched_ring_owner(w) == id)
+		if (ordsched_ring_held(w, tail, id))
 			n++;
 	}
 	/* Without an id it owns nothing, but it may have moved the tail. */

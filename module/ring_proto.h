@@ -40,19 +40,26 @@
  *	OWNED/SLEEPING(t) -> RETIRED(t)	complete or trash, by the owner's
  *					handle; release, by the kernel
  *	tail t -> t + 1			anyone who saw slot t RETIRED(t),
- *					after making sure head > t
- *	RETIRED(t) -> FREE(t + R)	anyone who saw tail past t
+ *					after making sure head > t; or the
+ *					owner's handle, completing t at its
+ *					turn (slot t still OWNED(t, id))
+ *	any word of t -> FREE(t + R)	anyone who saw tail past t: the
+ *					mover of the tail, the owner after
+ *					its turn, a taker a lap on
  * No other transition exists, so each word only moves forward: FREE(t),
- * OWNED/SLEEPING(t), RETIRED(t), FREE(t + R), ... Invariants: tail <= head
- * <= tail + R; ticket t's slot holds a word of ticket t for every t in
- * [tail, head), and a word of t or t - R at the head.
+ * OWNED/SLEEPING(t), RETIRED(t) (or, at the turn, none), FREE(t + R), ...
+ * Invariants: tail <= head <= tail + R; ticket t's slot holds a word of
+ * ticket t for every t in [tail, head), and a word of t or t - R at the
+ * head. A word of t - R is FREE(t), RETIRED(t - R), or, between the turn's
+ * tail move and its freeing, OWNED/SLEEPING(t - R).
  *
  * Take. Read head h, then slot h. FREE(h): claim it with our id, then move
  * the head (or find it moved by a helper); the ticket is h. A word of
  * ticket h: someone claimed h and has not moved the head yet: help, retry.
- * A word of h - R: the window is full (EAGAIN), unless it is RETIRED(h - R)
- * and the tail has passed h - R: its freeing is late (its mover died, or
- * is slow), so free it ourselves and retry. Anything else after the head
+ * A word of h - R: the window is full (EAGAIN), unless the tail has passed
+ * h - R: its freeing is late (its mover or its owner died, or is slow: a
+ * completer preempted between its turn's tail move and its free while the
+ * others went a lap round), so free it ourselves and retry. Anything else after the head
  * was re-read unchanged is a scribble (EIO). Ownership is in the ring
  * before the ticket exists: a taker dying after its claim leaves OWNED(h,
  * id), which the others count as taken and the kernel trashes on release.
@@ -60,8 +67,21 @@
  * the kernel's release) is about to move; a caller that waits for the
  * window waits for the page to change, not for a wake-up.
  *
- * Complete (at the turn or early) and trash are one operation: retire the
- * slot, then advance. Advance: read the tail t and slot t; while the slot
+ * Complete and trash are one operation. At the turn (the tail is t and
+ * slot t still OWNED(t, id)) the hand-over comes first: move the tail
+ * t -> t + 1 (nobody else moves the tail off a slot that is not retired),
+ * advance from t + 1 as below (that CAS moved the tail: the new tail's
+ * sleeper is ours to wake), then free slot t for t + R. One CAS stands
+ * between the completer and the next ticket's turn, where retiring first
+ * took three (retire, tail, free). Before the turn (early), or when the
+ * tail CAS fails: retire the slot, then advance. Either way the slot CAS
+ * from OWNED/SLEEPING(t, id) (the turn's free, or the retire) decides
+ * which of two threads of the handle completing t at once answers 0: the
+ * other finds the word changed and answers EALREADY (race (d)). A word of
+ * t owned by id with the tail past t is therefore a ticket completed at
+ * its turn and not yet freed: checks that must answer EALREADY for a
+ * completed ticket also look at the tail (ordsched_ring_check_live()).
+ * Advance: read the tail t and slot t; while the slot
  * is RETIRED(t), help the head past t, move the tail t -> t + 1 and free
  * the slot for t + R; stop at the first slot that is not retired, and if
  * its owner flagged SLEEPING and this call moved the tail, enter the
@@ -97,6 +117,16 @@
  *      a shortcut: the kernel's, after queueing, is the one that counts.
  *  (c) take vs take: one CAS per slot word: one claimer wins; the losers
  *      re-read. The head CAS is idempotent help: h -> h + 1 only.
+ *  (d) the turn's hand-over vs a retire of the same ticket by another
+ *      thread of the handle: both may pass the tail CAS or the retire
+ *      CAS, but both then CAS the slot from OWNED/SLEEPING(t, id): one
+ *      wins and answers 0, the other answers EALREADY. If the retire won,
+ *      the slot is RETIRED(t) behind the tail: the loser frees it (or a
+ *      taker does, late). The one exception: the turn's completer held
+ *      up for a whole lap, in which a taker freed the slot, cannot tell
+ *      whether a retire came first, and answers 0 too. A taker must not
+ *      wait for a completer that may be preempted: lock-freedom wins over
+ *      an exact answer to a program that completes a ticket twice at once.
  *
  * Death at every instruction (the kernel runs release when the handle's
  * last file reference goes; the mapping does not hold one):
@@ -111,6 +141,10 @@
  *  - in advance, after helping the head: as above; after the tail CAS,
  *    before freeing the slot: takers free it when they reach it (take,
  *    late free), and release's advance wakes the owner of the new tail.
+ *  - at the turn, after the tail CAS, before the free: OWNED(t, id) stays
+ *    behind the tail; the taker of t + R frees it late; release trashes it
+ *    to RETIRED(t) (if no taker freed it already), and its advance wakes
+ *    the new tail's sleeper if the dead completer's advance had not.
  *  - after flagging SLEEPING, before or inside the sleep: release trashes
  *    the flagged slot like any other.
  *  - in release itself (the kernel does not die, but its budget may run
@@ -251,6 +285,32 @@ static inline int ordsched_ring_check(__u64 w, __u64 t, __u32 id)
 }
 
 /*
+ * ordsched_ring_check() of ticket @t's slot, and -EALREADY once the tail
+ * passed @t: a ticket completed at its turn keeps its owned word behind
+ * the tail until its completer frees the slot.
+ */
+static inline int ordsched_ring_check_live(const struct ordsched_ring_view *r,
+					   __u64 t, __u32 id)
+{
+	int ret = ordsched_ring_check(ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t)),
+				      t, id);
+
+	if (!ret && ordsched_ring_passed(ORDSCHED_RING_LOAD(r->tail), t))
+		return -EALREADY;
+	return ret;
+}
+
+/*
+ * Does slot word @w hold a live ticket of handle @id: owned by it and not
+ * yet passed by @tail?
+ */
+static inline bool ordsched_ring_held(__u64 w, __u64 tail, __u32 id)
+{
+	return ordsched_ring_owned(w) && ordsched_ring_owner(w) == id &&
+	       ordsched_ring_diff(w, tail) >= 0;
+}
+
+/*
  * Slot @t is claimed: make sure the head is past it (idempotent help).
  * *@floor is a value the head is known to have reached, valid when
  * *@known: the head only grows, so past it there is nothing to load.
@@ -298,8 +358,12 @@ static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
 			continue;
 		}
 		if (d == -(__s64)(r->mask + 1)) {
-			/* Ticket h - R still there: full, or freed late. */
-			if (ordsched_ring_state(w) != ORDSCHED_RING_RETIRED ||
+			/*
+			 * Ticket h - R still there: full, or freed late (its
+			 * word RETIRED, or still owned after a turn's tail
+			 * move, whatever keeps its completer from freeing it).
+			 */
+			if (ordsched_ring_state(w) == ORDSCHED_RING_FREE ||
 			    !ordsched_ring_passed(ORDSCHED_RING_LOAD(r->tail),
 						  h - r->mask - 1))
 				return -EAGAIN;
@@ -394,20 +458,61 @@ static inline int ordsched_ring_retire(const struct ordsched_ring_view *r,
 }
 
 /*
- * Complete or trash ticket @t of handle @id, at its turn or before: the
- * slot is retired, then the tail moves over it if it is at the front.
+ * After the turn's tail move past @t: free slot @t, which held @w, for the
+ * ticket one lap on, and wake a thread of @id that flagged it (it learns
+ * EALREADY). Race (d): -EALREADY if another thread of @id retired @t
+ * first (the slot is freed here then); else 0, also when a taker a lap
+ * on freed the slot first.
+ */
+static inline int ordsched_ring_free_turn(const struct ordsched_ring_view *r,
+					  __u32 id, __u64 t, __u64 w, void *ctx)
+{
+	__u64 *slot = ordsched_ring_slot(r, t);
+	__u64 next = ordsched_ring_word(t + r->mask + 1, 0, ORDSCHED_RING_FREE);
+	unsigned int tries = 0;
+
+	while (!ORDSCHED_RING_CAS(slot, w, next)) {
+		w = ORDSCHED_RING_LOAD(slot);
+		if (w == ordsched_ring_word(t, 0, ORDSCHED_RING_RETIRED)) {
+			ORDSCHED_RING_CAS(slot, w, next);
+			return -EALREADY;
+		}
+		if (ordsched_ring_check(w, t, id) ||
+		    !ordsched_ring_retry(&tries))
+			return 0;
+	}
+	if (ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
+		ORDSCHED_RING_WAKE(ctx, t);
+	return 0;
+}
+
+/*
+ * Complete or trash ticket @t of handle @id. At its turn, the tail moves
+ * past it first and the slot is freed after; before it, the slot is
+ * retired, then the tail moves over it if it is at the front.
  * Return: as ordsched_ring_retire().
  */
 static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
 					 __u32 id, __u64 t, void *ctx)
 {
-	int ret = ordsched_ring_retire(r, id, t, ctx);
+	__u64 w = ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t));
+	int ret = ordsched_ring_check(w, t, id);
 
+	if (ret)
+		return ret;
 	/*
-	 * Race (a): pairs with the tail CAS in ordsched_ring_advance(). The
-	 * head passed t when t was taken: the tail may move past t without
-	 * a look at the head, which every taker writes.
+	 * The turn: nobody else moves the tail off a slot that is not
+	 * retired. The head passed t + 1 when t was taken: the advance need
+	 * not look at the head, which every taker writes.
 	 */
+	if (ORDSCHED_RING_LOAD(r->tail) == t &&
+	    ORDSCHED_RING_CAS(r->tail, t, t + 1)) {
+		/* Race (b) for the new tail: this call moved it. */
+		__ordsched_ring_advance(r, ~0U, true, true, t + 1, ctx);
+		return ordsched_ring_free_turn(r, id, t, w, ctx);
+	}
+	ret = ordsched_ring_retire(r, id, t, ctx);
+	/* Race (a): pairs with the tail CAS in ordsched_ring_advance(). */
 	if (!ret)
 		__ordsched_ring_advance(r, ~0U, false, true, t + 1, ctx);
 	return ret;
@@ -424,11 +529,11 @@ static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
 				     __u32 id, __u64 t, unsigned int spins,
 				     void *ctx)
 {
-	__u64 w, *slot = ordsched_ring_slot(r, t);
+	__u64 w, tail, *slot = ordsched_ring_slot(r, t);
 	int ret;
 
 	/* The same answers as the kernel for a ticket that is not ours. */
-	ret = ordsched_ring_check(ORDSCHED_RING_LOAD(slot), t, id);
+	ret = ordsched_ring_check_live(r, t, id);
 	if (ret)
 		return ret;
 	for (; spins; spins--) {
@@ -445,7 +550,10 @@ static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
 		 !ORDSCHED_RING_CAS(slot, w, ordsched_ring_word(t, id,
 				    ORDSCHED_RING_SLEEPING)));
 	/* Race (b): pairs with the tail CAS in ordsched_ring_advance(). */
-	if (ORDSCHED_RING_LOAD(r->tail) != t)
+	tail = ORDSCHED_RING_LOAD(r->tail);
+	if (ordsched_ring_passed(tail, t))
+		ret = -EALREADY;
+	else if (tail != t)
 		ret = ORDSCHED_RING_SLEEP(ctx, t);
 	ORDSCHED_RING_CAS(slot, ordsched_ring_word(t, id, ORDSCHED_RING_SLEEPING),
 			  ordsched_ring_word(t, id, ORDSCHED_RING_OWNED));
@@ -463,15 +571,20 @@ static inline int ordsched_ring_wait_check(const struct ordsched_ring_view *r,
 {
 	int ret = ordsched_ring_check(ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t)),
 				      t, id);
+	__u64 tail;
 
 	if (ret)
 		return ret;
-	return ORDSCHED_RING_LOAD(r->tail) == t ? 0 : -EAGAIN;
+	tail = ORDSCHED_RING_LOAD(r->tail);
+	if (ordsched_ring_passed(tail, t))
+		return -EALREADY;
+	return tail == t ? 0 : -EAGAIN;
 }
 
 /*
- * The kernel, when handle @id is released: trash every slot it owns,
- * scanning all slots by index, then advance (always, and waking the tail's
+ * The kernel, when handle @id is released: trash every slot it owns
+ * (also one behind the tail that a completion at the turn had not freed
+ * yet), scanning all slots by index, then advance (always, and waking the tail's
  * sleeper even if it moves nothing: the handle's last act may have been a
  * retire, or a tail move it died before looking past). One CAS per slot is
  * enough: only the handle's own threads change a word it owns, and release

@@ -107,13 +107,15 @@ enum mutant {
 	M_NO_TRASH,	/* release does not trash the dead handle's slots */
 	M_EAGER_WAKE,	/* complete wakes the tail's sleeper, moved or not */
 	M_HEAD_FIRST,	/* take moves the head, then claims the slot */
+	M_FREE_FIRST,	/* at the turn, the slot is freed before the tail moves */
+	M_TURN_NO_ADVANCE, /* at the turn, the tail moves by one and no more */
 	M_COUNT,
 };
 
 static const char *const mutant_names[] = {
 	"none", "no-flag", "no-recheck", "drop-budget", "no-advance",
 	"unmasked", "no-help", "no-late-free", "lazy-release", "no-trash",
-	"eager-wake", "head-first",
+	"eager-wake", "head-first", "free-first", "turn-no-advance",
 };
 
 enum op {
@@ -311,7 +313,8 @@ static bool refused(const __u64 *p, __u64 old, __u64 new)
 		       (k == K_RELEASE || op == OP_COMPLETE || op == OP_TRASH);
 	case M_NO_LATE_FREE:
 		return is_slot(p) && k == K_PART && op == OP_TAKE &&
-		       ordsched_ring_state(old) == ORDSCHED_RING_RETIRED;
+		       ordsched_ring_diff(new, old) > 0 &&
+		       ordsched_ring_state(old) != ORDSCHED_RING_FREE;
 	case M_NO_TRASH:
 		return is_slot(p) && k == K_RELEASE && ordsched_ring_owned(old) &&
 		       ordsched_ring_state(new) == ORDSCHED_RING_RETIRED;
@@ -498,6 +501,38 @@ static int take_head_first(__u32 id, __u64 *ticket)
 	}
 }
 
+/*
+ * The turn's mutants of ordsched_ring_complete(): free-first frees the
+ * slot for the next lap while the tail still waits on it (a taker may
+ * claim it, the ticket's word is gone); turn-no-advance moves the tail
+ * off the completed ticket and neither wakes the next one's sleeper nor
+ * passes the retired tickets behind it.
+ */
+static int complete_turn_mutant(__u32 id, __u64 t)
+{
+	__u64 *slot = ordsched_ring_slot(&uview, t);
+	__u64 w = chk_load(slot);
+	int ret = ordsched_ring_check(w, t, id);
+
+	if (ret)
+		return ret;
+	if (chk_load(uview.tail) == t) {
+		if (mutant == M_FREE_FIRST) {
+			chk_cas(slot, w, ordsched_ring_word(t + cfg->slots, 0,
+							    ORDSCHED_RING_FREE));
+			chk_cas(uview.tail, t, t + 1);
+			ordsched_ring_advance(&uview, ~0U, true, NULL);
+			return 0;
+		}
+		if (chk_cas(uview.tail, t, t + 1))
+			return ordsched_ring_free_turn(&uview, id, t, w, NULL);
+	}
+	ret = ordsched_ring_retire(&uview, id, t, NULL);
+	if (!ret)
+		ordsched_ring_advance(&uview, ~0U, false, NULL);
+	return ret;
+}
+
 /* One operation of a participant's script, from its start. */
 static void run_part(void)
 {
@@ -566,6 +601,9 @@ static void run_part(void)
 			ret = ordsched_ring_retire(&uview, id, a->tk[arg], NULL);
 			if (!ret)
 				ordsched_ring_advance(&uview, ~0U, true, NULL);
+		} else if (mutant == M_FREE_FIRST ||
+			   mutant == M_TURN_NO_ADVANCE) {
+			ret = complete_turn_mutant(id, a->tk[arg]);
 		} else
 			ret = ordsched_ring_complete(&uview, id, a->tk[arg], NULL);
 		if (ret && !cfg->scribbles)
@@ -634,8 +672,9 @@ static void run_scribble(void)
 /*
  * After every step (but of a scribble run): tail <= head <= tail + R, and
  * the slot of each ticket t in [tail, tail + R) holds a taken word of t
- * if t < head; at the head, that or FREE(t); after it, FREE(t) or a
- * RETIRED(t - R) whose freeing is late.
+ * if t < head; at the head, that or FREE(t); after it, FREE(t), a
+ * RETIRED(t - R) whose freeing is late, or an owned word of t - R that a
+ * completion at the turn has not freed yet.
  */
 static bool check_invariants(void)
 {
@@ -658,6 +697,9 @@ static bool check_invariants(void)
 			if (w == ordsched_ring_word(t, 0, ORDSCHED_RING_FREE) ||
 			    w == ordsched_ring_word(t - R, 0,
 						    ORDSCHED_RING_RETIRED))
+				continue;
+			if (ordsched_ring_diff(w, t - R) == 0 &&
+			    ordsched_ring_owned(w))
 				continue;
 			if (t == W->head && ordsched_ring_diff(w, t) == 0)
 				continue;

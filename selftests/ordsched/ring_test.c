@@ -803,4 +803,230 @@ TEST(endless_tail)
 	close(fa);
 }
 
+/*
+ * Completion at the turn moves the tail first and frees the slot after
+ * (module/ring_proto.h). In between, the slot still holds its owner's
+ * word behind the tail: every check must then say the ticket is done.
+ * The window is opened by hand: the tail CAS of the turn, without the
+ * free that follows it.
+ */
+TEST(turn_handover)
+{
+	struct ordsched_stats stats;
+	__u64 t, u, w, i, R, *slot;
+	struct ring r;
+	int fd;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ring_open(fd, &r));
+	R = r.v.mask + 1;
+
+	/* The whole turn: freed for the next lap, then done for everyone. */
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &u));
+	ASSERT_EQ(0, ordsched_ring_complete(&r.v, r.id, t, &r.ctx));
+	EXPECT_EQ(u, ring_load(r.v.tail));
+	EXPECT_EQ(ORDSCHED_RING_WORD(t + R, 0, ORDSCHED_RING_FREE),
+		  ring_load(ordsched_ring_slot(&r.v, t)));
+	EXPECT_EQ(-EALREADY, ordsched_ring_complete(&r.v, r.id, t, &r.ctx));
+	EXPECT_EQ(-EALREADY, ordsched_ring_wait(&r.v, r.id, t, 0, &r.ctx));
+	EXPECT_EQ(-EALREADY, dev_complete(fd, t, 1));
+
+	/* The window: tail moved past u, its slot not freed yet. */
+	slot = ordsched_ring_slot(&r.v, u);
+	w = ring_load(slot);
+	ASSERT_EQ(ORDSCHED_RING_WORD(u, r.id, ORDSCHED_RING_OWNED), w);
+	ASSERT_TRUE(ring_cas(r.v.tail, u, u + 1));
+	EXPECT_EQ(-EALREADY, ordsched_ring_check_live(&r.v, u, r.id));
+	EXPECT_EQ(-EALREADY, ordsched_ring_wait(&r.v, r.id, u, 0, &r.ctx));
+	/* The kernel's wait and commands neither sleep nor act on it. */
+	EXPECT_EQ(-EALREADY, ring_wait_raw(fd, u, now_ns() + 5 * SEC));
+	EXPECT_EQ(-EALREADY, dev_wait(fd, u, now_ns() + 5 * SEC));
+	EXPECT_EQ(-EALREADY, dev_complete(fd, u, 1));
+	ASSERT_EQ(0, dev_stats(fd, &stats));
+	EXPECT_EQ(0, stats.held);
+	/* The turn's free wins: the flag set by the waits is taken too. */
+	EXPECT_EQ(0, ordsched_ring_free_turn(&r.v, r.id, u, w, &r.ctx));
+	EXPECT_EQ(ORDSCHED_RING_WORD(u + R, 0, ORDSCHED_RING_FREE),
+		  ring_load(slot));
+
+	/* Race (d): another thread's retire wins, the free answers EALREADY. */
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	slot = ordsched_ring_slot(&r.v, t);
+	w = ring_load(slot);
+	ASSERT_TRUE(ring_cas(r.v.tail, t, t + 1));
+	EXPECT_EQ(0, ordsched_ring_retire(&r.v, r.id, t, &r.ctx));
+	EXPECT_EQ(-EALREADY, ordsched_ring_free_turn(&r.v, r.id, t, w,
+						     &r.ctx));
+	EXPECT_EQ(ORDSCHED_RING_WORD(t + R, 0, ORDSCHED_RING_FREE),
+		  ring_load(slot));
+
+	/*
+	 * A completer held up between its tail move and its free while the
+	 * others go a lap round: the taker a lap on frees the slot itself
+	 * (no EAGAIN), and the completer still answers 0.
+	 */
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	slot = ordsched_ring_slot(&r.v, t);
+	w = ring_load(slot);
+	ASSERT_TRUE(ring_cas(r.v.tail, t, t + 1));
+	for (i = 0; i < R; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &u));
+		ASSERT_EQ(0, ordsched_ring_complete(&r.v, r.id, u, &r.ctx));
+	}
+	EXPECT_EQ(t + R, u);
+	EXPECT_EQ(0, ordsched_ring_free_turn(&r.v, r.id, t, w, &r.ctx));
+	EXPECT_EQ(ORDSCHED_RING_WORD(t + 2 * R, 0, ORDSCHED_RING_FREE),
+		  ring_load(slot));
+
+	/* The next lap of every slot used here is taken as usual. */
+	for (u = 0; u < 2 * R; u++) {
+		ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+		ASSERT_EQ(0, ordsched_ring_complete(&r.v, r.id, t, &r.ctx));
+	}
+	ASSERT_EQ(0, dev_stats(fd, &stats));
+	EXPECT_EQ(stats.head, stats.tail);
+	EXPECT_EQ(0, stats.held);
+	ring_close(&r);
+	close(fd);
+}
+
+/*
+ * A holder dies between the turn's tail move and the free: its release
+ * trashes the word it left behind the tail, does not count it as a
+ * released ticket (it was completed), and the next lap takes the slot.
+ */
+TEST(turn_death)
+{
+	struct ordsched_stats stats;
+	int fa, fb, status;
+	__u64 t, i, R, end;
+	struct ring a;
+	pid_t pid;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	R = a.v.mask + 1;
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ring b;
+
+		if (ring_open(fb, &b) || ordsched_ring_take(&b.v, b.id, &t) ||
+		    !ring_cas(b.v.tail, t, t + 1))
+			_exit(1);
+		_exit(0);
+	}
+	close(fb);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* Released: no word of the dead id is left owned. */
+	end = now_ns() + 5 * SEC;
+	while (word_state(&a, 0) != ORDSCHED_RING_RETIRED && now_ns() < end)
+		usleep(10 * 1000);
+	EXPECT_EQ(ORDSCHED_RING_WORD(0, 0, ORDSCHED_RING_RETIRED),
+		  ring_load(ordsched_ring_slot(&a.v, 0)));
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(0, stats.released);
+	EXPECT_EQ(1, stats.tail);
+	for (i = 0; i < R + 1; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+		ASSERT_EQ(i + 1, t);
+		ASSERT_EQ(0, ordsched_ring_complete(&a.v, a.id, t, &a.ctx));
+	}
+	EXPECT_EQ(ORDSCHED_RING_WORD(2 * R, 0, ORDSCHED_RING_FREE),
+		  ring_load(ordsched_ring_slot(&a.v, 0)));
+	ring_close(&a);
+	close(fa);
+}
+
+struct turn_racer {
+	struct ring *r;
+	pthread_barrier_t *start;
+	__u64 rounds;
+	__u64 won;
+	__u64 already;
+	__u64 other;
+};
+
+/* Complete each round's ticket at its turn, against the other thread. */
+static void *turn_racer_run(void *arg)
+{
+	struct turn_racer *tr = arg;
+	__u64 t;
+	int ret;
+
+	for (t = 0; t < tr->rounds; t++) {
+		pthread_barrier_wait(tr->start);
+		ret = ordsched_ring_complete(&tr->r->v, tr->r->id, t,
+					     &tr->r->ctx);
+		if (!ret)
+			tr->won++;
+		else if (ret == -EALREADY)
+			tr->already++;
+		else
+			tr->other++;
+		pthread_barrier_wait(tr->start);
+	}
+	return NULL;
+}
+
+/*
+ * Two threads of one handle complete the same ticket at its turn, one
+ * round per ticket: each round exactly one is told 0 and the other
+ * EALREADY, and the ring ends with every ticket passed and every slot
+ * free for its next lap.
+ */
+TEST(turn_race)
+{
+	struct turn_racer tr[2] = {};
+	pthread_barrier_t start;
+	pthread_t th[2];
+	__u64 t, i, R;
+	struct ring r;
+	int fd;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ring_open(fd, &r));
+	R = r.v.mask + 1;
+	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, 3));
+	for (i = 0; i < 2; i++) {
+		tr[i].r = &r;
+		tr[i].start = &start;
+		tr[i].rounds = 3000;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, turn_racer_run,
+					    &tr[i]));
+	}
+	for (i = 0; i < tr[0].rounds; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+		ASSERT_EQ(i, t);
+		pthread_barrier_wait(&start);
+		pthread_barrier_wait(&start);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	ksft_print_msg("won %llu/%llu, already %llu/%llu\n",
+		       (unsigned long long)tr[0].won,
+		       (unsigned long long)tr[1].won,
+		       (unsigned long long)tr[0].already,
+		       (unsigned long long)tr[1].already);
+	EXPECT_EQ(tr[0].rounds, tr[0].won + tr[1].won);
+	EXPECT_EQ(tr[0].rounds, tr[0].already + tr[1].already);
+	EXPECT_EQ(0, tr[0].other + tr[1].other);
+	EXPECT_EQ(tr[0].rounds, ring_load(r.v.tail));
+	EXPECT_EQ(tr[0].rounds, ring_load(r.v.head));
+	for (t = tr[0].rounds - R; t < tr[0].rounds; t++)
+		EXPECT_EQ(ORDSCHED_RING_WORD(t + R, 0, ORDSCHED_RING_FREE),
+			  ring_load(ordsched_ring_slot(&r.v, t)));
+	pthread_barrier_destroy(&start);
+	ring_close(&r);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN

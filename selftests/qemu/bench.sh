@@ -14,7 +14,8 @@
 # (order, results, count) fails the part: it is an error, not a number.
 #
 # Kernel command line: ordsched_reps=N repetitions (default 5),
-# ordsched_filter=PREFIX runs only the parts whose names start with it.
+# ordsched_filter=PREFIX runs only the parts whose names start with it;
+# some parts take more (see each part). run.sh passes ORDSCHED_BENCH_ARGS.
 
 B=/sys/kernel/debug/ordsched_bench
 MODDIR=/lib/ordsched
@@ -154,9 +155,11 @@ part_keys() {
 # Part 5: ordered commit in userspace, a process per run (it prints its
 # own result line and fails if the commit order broke). T = 2, 4, 8
 # threads on the guest's CPUs; W = 1 and 10 us of work per item.
-COMMIT_CONTENDERS="ordsched ordsched-ioctl condvar futex ring spin"
-COMMIT_THREADS="2 4 8"
-COMMIT_WORK="1000 10000"
+# ordsched_commit_contenders=, _threads= and _work= (comma-separated)
+# narrow it down, for a quick A/B of two contenders.
+COMMIT_CONTENDERS=$(echo "${ordsched_commit_contenders:-ordsched ordsched-ioctl condvar futex ring spin}" | tr , ' ')
+COMMIT_THREADS=$(echo "${ordsched_commit_threads:-2 4 8}" | tr , ' ')
+COMMIT_WORK=$(echo "${ordsched_commit_work:-1000 10000}" | tr , ' ')
 
 part_commit() {
 	# One work loop for every run: the fastest of three calibrations.

@@ -27,6 +27,11 @@
 # did not finish (crash, hang, timeout), and when the kernel log shows a
 # splat (BUG, WARNING, Oops, KASAN, UBSAN, lockdep, kmemleak, hung task,
 # RCU stall, ...). -v prints every guest console log.
+#
+# Environment: ORDSCHED_BUILD (build directory), ORDSCHED_WORK (logs and
+# reports), ORDSCHED_BENCH_REPS (repetitions, default 5) and
+# ORDSCHED_BENCH_ARGS (more guest command line words for bench.sh, e.g.
+# "ordsched_commit_threads=2,8 ordsched_commit_contenders=ordsched,ring").
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -112,7 +117,8 @@ for k in $built; do
 		# reading the time costs no emulated HPET access.
 		step "$k kernel: benchmarks"
 		boot "$k" bench 1800 "$k/bench" tsc=reliable \
-			"ordsched_filter=$filter" "ordsched_reps=${ORDSCHED_BENCH_REPS:-5}"
+			"ordsched_filter=$filter" "ordsched_reps=${ORDSCHED_BENCH_REPS:-5}" \
+			${ORDSCHED_BENCH_ARGS:-}
 		judge "$k" "$k/bench"
 		python3 "$here/bench_report.py" "$work/logs/$k/bench/results.log" \
 			"$work/bench/$k" || result "not ok" "$k: bench.report"

@@ -74,6 +74,12 @@
  *			moves the tail onto t must call ORDSCHED_IOC_RING_WAKE
  *	RETIRED(t)	completed or trashed; the tail passes it
  *
+ * A ticket completed at its turn is not retired first: its owner moves
+ * the tail past it, then frees the slot (FREE(t + slots)). Meanwhile the
+ * slot still says OWNED or SLEEPING with the tail past t: the ticket is
+ * done. Whoever finds a word of ticket t with the tail past t may free
+ * it for t + slots.
+ *
  * Every word is changed only with a compare-and-swap that is fully ordered
  * on success, and read with (at least) an acquire load.
  *

@@ -533,13 +533,14 @@ int main(int argc, char **argv)
 			run.ops->name, (unsigned long long)run.committed);
 		return 1;
 	}
-	printf("commit contender=%s threads=%u work_ns=%llu loops_per_us=%llu items=%llu ns=%llu cpu_ns=%llu syscalls=%lld vcsw=%ld ivcsw=%ld\n",
+	printf("commit contender=%s threads=%u work_ns=%llu loops_per_us=%llu items=%llu ns=%llu cpu_ns=%llu syscalls=%lld vcsw=%ld ivcsw=%ld sys_ns=%llu\n",
 	       run.ops->name, run.threads, (unsigned long long)work_ns,
 	       (unsigned long long)lpu, (unsigned long long)run.committed,
 	       (unsigned long long)wall,
 	       (unsigned long long)(tv_ns(&r1.ru_utime) + tv_ns(&r1.ru_stime) -
 				    tv_ns(&r0.ru_utime) - tv_ns(&r0.ru_stime)),
 	       run.ops->counts_syscalls ? (long long)total_syscalls : -1LL,
-	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw);
+	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw,
+	       (unsigned long long)(tv_ns(&r1.ru_stime) - tv_ns(&r0.ru_stime)));
 	return 0;
 }

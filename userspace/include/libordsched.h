@@ -267,6 +267,11 @@ int ordsched_is_turn(const struct ordsched *os, uint64_t ticket);
  * Completing a ticket before its turn is allowed: the tail passes it
  * without a stop, as for a trashed one.
  *
+ * Two threads that complete (or trash) the same ticket at once get one 0
+ * and one -EALREADY; on the ring, if the one at the ticket's turn is held
+ * up (preempted) while the other threads go a whole ring round, both may
+ * be told 0. The ticket is retired once either way.
+ *
  * Return: 0; -EPERM when another handle holds it; -EALREADY when it was
  * already completed or trashed; -EINVAL when it was never handed out.
  */

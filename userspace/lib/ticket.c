@@ -56,9 +56,8 @@ static int ring_retire(struct ordsched *os, uint64_t first, unsigned int count)
 		return -EINVAL;
 	/* One ticket: the retire checks it, no need to look twice. */
 	for (i = 0; count > 1 && i < count; i++) {
-		ret = ordsched_ring_check(os_ring_load(ordsched_ring_slot(&os->view,
-								  first + i)),
-					  first + i, os->ring_id);
+		ret = ordsched_ring_check_live(&os->view, first + i,
+					       os->ring_id);
 		if (ret)
 			return ret;
 	}
