@@ -133,8 +133,12 @@
  * and only the near ones the tree's O(log n) and its precision. Each
  * wheel's clock b->clk counts units of 2^DELAY_UNIT_SHIFT ns; a task
  * queued on a CPU goes in the tree if its deadline's unit is <= that
- * CPU's wheel clock (the "wheel floor" is (clk + 1) units), else in the
- * wheel. What follows is about one wheel; each has its own. The wheel has
+ * CPU's wheel clock (the "wheel floor" is (clk + 1) units) or <= the unit
+ * of now + DELAY_HORIZON by the coarse clock, else in the wheel. A wheel's
+ * clock stands still while it waits for a far stop, so without the second
+ * test a short delay queued meanwhile would wait in a bucket for a
+ * dispatch work to move it: a hop and a wake-up more, and late by them.
+ * What follows is about one wheel; each has its own. The wheel has
  * DELAY_LEVELS levels of 64 buckets; a deadline goes in the bucket of the
  * highest 6-bit digit where its unit differs from the clock (level k,
  * bucket = that digit), beyond the last level in an overflow list, and
@@ -168,8 +172,8 @@
  * and d->wheel_next exactly, in one hold of d->lock.
  *
  * Deadline order across tree and wheels: the clocks of different wheels
- * differ, so a task in the tree may be later than one in a wheel (a
- * near-looking deadline queued on a CPU whose wheel clock lags). But a
+ * differ and lag, so a task in the tree may be later than one in a
+ * wheel (a near deadline queued while a wheel's clock lags). But a
  * wheel's task is never earlier than the start of its bucket, a stop of
  * that wheel, so while no stop is due by now + DELAY_HORIZON
  * (d->wheel_next above it) every wheel task is later than every task due
@@ -1215,7 +1219,7 @@ static __always_inline u64
 delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
 	     ktime_t deadline, u32 slack, u16 *base)
 {
-	u64 unit = delay_unit(deadline), pos;
+	u64 unit = delay_unit(deadline), near = 0, pos;
 	u16 to = *base;
 	struct delay_base *b;
 
@@ -1229,11 +1233,17 @@ delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
 		delay_raw_lock(delay_lock_of(d, to));
 	}
 	b = delay_base(d, to);
-	/* An empty wheel may move its clock anywhere: bring it up to now. */
-	if (unit > b->clk && delay_wheel_empty(b))
-		b->clk = max(b->clk,
-			     delay_unit(ktime_get_coarse() + DELAY_HORIZON));
-	if (unit <= b->clk) {
+	if (unit > b->clk) {
+		/*
+		 * Near is judged against now, not against a clock that lags
+		 * while the wheel waits for a far stop. An empty wheel may
+		 * move its clock anywhere: bring it up to now as well.
+		 */
+		near = delay_unit(ktime_get_coarse() + DELAY_HORIZON);
+		if (delay_wheel_empty(b))
+			b->clk = max(b->clk, near);
+	}
+	if (unit <= b->clk || unit <= near) {
 		if (*base == DELAY_CENTRAL)
 			delay_raw_unlock(&b->lock);
 		else

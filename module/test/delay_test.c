@@ -17,6 +17,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -1979,6 +1980,78 @@ static void far_stale_clock(struct ktest *t)
 }
 
 /*
+ * A wheel's clock stands still while its far tasks wait, so a short delay
+ * queued on its CPU must still go straight into the tree, not into a
+ * bucket of the lagging wheel to wait for the dispatch work. Every CPU's
+ * wheel gets a task 10 s away; then, each round after the clocks have
+ * fallen behind by more than the horizon (a dispatch run would bring them
+ * up), a task 20 us away. From the tree the hrtimer hands it over itself
+ * (stats.direct); through a bucket the dispatch work does, which kicks in
+ * at once and finds it due, or moves it in first.
+ */
+#define LAG_ROUNDS	10
+
+struct lag {
+	struct dt *dt;
+	u64 when;
+	atomic_t queued;
+};
+
+static void lag_queue_far(void *data)
+{
+	struct lag *l = data;
+	struct dt_task *dtt = &l->dt->tasks[LAG_ROUNDS + smp_processor_id()];
+
+	if (ordsched_delay_queue_at(l->dt->d, &dtt->task, l->when))
+		atomic_inc(&l->queued);
+	else
+		atomic_inc(&l->dt->submit_errors);
+}
+
+static void far_lagging_near(struct ktest *t)
+{
+	struct ordsched_delay_stats s0, s1;
+	unsigned int r, cpu, direct = 0, cancelled = 0;
+	struct dt_task *dtt;
+	struct dt dt = {};
+	struct far f = {};
+	struct lag l = { .dt = &dt };
+
+	if (far_alloc(t, &f, &dt, LAG_ROUNDS + nr_cpu_ids, "far_lagging_near"))
+		return;
+	l.when = ktime_get_ns() + 10 * NSEC_PER_SEC;
+	on_each_cpu(lag_queue_far, &l, 1);
+	for (r = 0; r < LAG_ROUNDS; r++) {
+		/* Beyond the horizon, a unit and a tick of the coarse clock. */
+		msleep(30);
+		ordsched_delay_get_stats(dt.d, &s0);
+		if (!ordsched_delay_queue(dt.d, &dt.tasks[r].task,
+					  20 * NSEC_PER_USEC))
+			atomic_inc(&dt.submit_errors);
+		if (!KT_EXPECT(t, dt_wait_ran(&dt.tasks[r], 1, 5000)))
+			break;
+		ordsched_delay_get_stats(dt.d, &s1);
+		direct += s1.direct - s0.direct;
+	}
+	KT_EXPECT_EQ(t, direct, LAG_ROUNDS);
+	for_each_possible_cpu(cpu) {
+		dtt = &dt.tasks[LAG_ROUNDS + cpu];
+		if (ordsched_delay_cancel(dt.d, &dtt->task)) {
+			atomic_inc(&dtt->cancelled);
+			cancelled++;
+		}
+	}
+	KT_EXPECT_EQ(t, cancelled, atomic_read(&l.queued));
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	ktest_diag(t, "%u of %u short delays handed over by the hrtimer",
+		   direct, LAG_ROUNDS);
+	dt_diag_stats(t, dt.d);
+	far_free(&f);
+}
+
+/*
  * Tasks queued on a CPU that then goes offline: no callback moves them,
  * the dispatch work visits every possible CPU's wheel. Another CPU
  * cancels and moves some of them while their CPU is offline. If the guest
@@ -2094,6 +2167,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(far_storm),
 	KT_CASE(far_ties_cpus),
 	KT_CASE(far_stale_clock),
+	KT_CASE(far_lagging_near),
 	KT_CASE(far_offline_cpu),
 	KT_CASE(random_100k),
 	KT_CASE(cancel_storm_wq),
