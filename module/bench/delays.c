@@ -8,6 +8,10 @@
  *	hrtimer	one hrtimer per task, what a driver wanting exact
  *		deadlines would write (its callback runs in hard interrupt)
  *	dwork	one delayed_work per task: the timer wheel, jiffy resolution
+ *	hrwq	one hrtimer and one work item per task, the callback queueing
+ *		the work on the same workqueue as delay's: the floor for any
+ *		scheduler whose tasks run in process context, measured for
+ *		lateness only (its cost is the hrtimer's)
  *
  * Three measurements, one per run:
  *
@@ -63,6 +67,10 @@ struct db_task {
 		struct ordsched_delay_task dt;
 		struct hrtimer timer;
 		struct delayed_work dw;
+		struct {
+			struct hrtimer timer;
+			struct work_struct work;
+		} hw;
 	};
 };
 
@@ -204,6 +212,66 @@ static const struct db_contender db_hrtimer = {
 	.sync = db_hrtimer_sync,
 };
 
+/* --- hrwq ------------------------------------------------------------- */
+
+static enum hrtimer_restart db_hrwq_timer(struct hrtimer *timer)
+{
+	struct db_task *t = container_of(timer, struct db_task, hw.timer);
+
+	queue_work(system_wq, &t->hw.work);
+	return HRTIMER_NORESTART;
+}
+
+static void db_hrwq_fn(struct work_struct *work)
+{
+	struct db_task *t = container_of(work, struct db_task, hw.work);
+	struct db_run *run = t->run;
+
+	if (!db_sample(run, ktime_get_ns()))
+		return;
+	run->deadline = ktime_get_ns() + run->delay_ns;
+	hrtimer_start(&t->hw.timer, ns_to_ktime(run->deadline),
+		      HRTIMER_MODE_ABS);
+}
+
+static void db_hrwq_init(struct db_run *run, struct db_task *t)
+{
+	hrtimer_init(&t->hw.timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	t->hw.timer.function = db_hrwq_timer;
+	INIT_WORK(&t->hw.work, db_hrwq_fn);
+}
+
+static int db_hrwq_submit(struct db_run *run, struct db_task *t, u64 when)
+{
+	hrtimer_start(&t->hw.timer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+	return 0;
+}
+
+/* Not due yet (the only use outside late runs): the timer alone. */
+static bool db_hrwq_cancel(struct db_run *run, struct db_task *t)
+{
+	return hrtimer_try_to_cancel(&t->hw.timer) == 1;
+}
+
+/*
+ * Called once a late run's chain is over, or on tasks only ever armed far:
+ * nothing re-arms the timer any more, the timer may still queue the work.
+ */
+static void db_hrwq_sync(struct db_run *run, struct db_task *t)
+{
+	hrtimer_cancel(&t->hw.timer);
+	cancel_work_sync(&t->hw.work);
+}
+
+static const struct db_contender db_hrwq = {
+	.name = "hrwq",
+	.size = sizeof(((struct db_task *)0)->hw),
+	.init = db_hrwq_init,
+	.submit = db_hrwq_submit,
+	.cancel = db_hrwq_cancel,
+	.sync = db_hrwq_sync,
+};
+
 /* --- dwork ------------------------------------------------------------ */
 
 /* The fewest jiffies from now that are never shorter than @ns. */
@@ -261,6 +329,7 @@ static const struct db_contender *const db_contenders[] = {
 	&db_delay,
 	&db_hrtimer,
 	&db_dwork,
+	&db_hrwq,
 };
 
 /* --- the runs --------------------------------------------------------- */
@@ -543,7 +612,7 @@ static int db_run_bench(const struct bench_args *args, struct bench_out *out)
 
 static const char *db_contender_names(void)
 {
-	return "delay hrtimer dwork";
+	return "delay hrtimer dwork hrwq";
 }
 
 const struct bench_def bench_delays = {

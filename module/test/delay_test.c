@@ -11,12 +11,15 @@
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <ordsched.h>
@@ -1717,21 +1720,51 @@ static int far_storm_thread(void *data, unsigned int idx)
 	return 0;
 }
 
+/*
+ * Queue the storm's 10,000 tasks @margin from now: true if that was done
+ * before the threads are to begin, else (a slow kernel) the storm would
+ * come after the bucket moved.
+ */
+static bool far_storm_fill(struct ktest *t, struct far *f, u64 margin)
+{
+	struct dt *dt = f->dt;
+	unsigned int i;
+
+	f->when = ktime_get_ns() + margin;
+	f->from = f->when - 40 * NSEC_PER_MSEC;
+	f->until = f->when + 5 * NSEC_PER_MSEC;
+	for (i = 0; i < dt->n; i++)
+		KT_EXPECT(t, ordsched_delay_queue_at(dt->d, &dt->tasks[i].task,
+						     f->when + (i % 4) * 1000));
+	return ktime_get_ns() < f->from;
+}
+
 static void far_storm(struct ktest *t)
 {
+	u64 margin = 200 * NSEC_PER_MSEC, start;
 	struct ordsched_delay_stats s;
-	unsigned int i, bad = 0;
+	unsigned int i, bad = 0, tries = 1;
 	struct dt dt = {};
 	struct far f = {};
+	bool on_time;
 
-	if (far_alloc(t, &f, &dt, 10000, "far_storm"))
-		return;
-	f.when = ktime_get_ns() + 200 * NSEC_PER_MSEC;
-	f.from = f.when - 40 * NSEC_PER_MSEC;
-	f.until = f.when + 5 * NSEC_PER_MSEC;
-	for (i = 0; i < dt.n; i++)
-		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
-						     f.when + (i % 4) * 1000));
+	for (;;) {
+		if (far_alloc(t, &f, &dt, 10000, "far_storm"))
+			return;
+		start = ktime_get_ns();
+		on_time = far_storm_fill(t, &f, margin);
+		if (on_time || tries == 3)
+			break;
+		tries++;
+		/* Destroying cancels what is queued: again, with room. */
+		margin = 4 * (ktime_get_ns() - start) + 200 * NSEC_PER_MSEC;
+		far_free(&f);
+		memset(&dt, 0, sizeof(dt));
+		memset(&f, 0, sizeof(f));
+	}
+	if (!on_time)
+		ktest_diag(t, "fill slower than %llu ms: the storm may miss the bucket",
+			   margin / NSEC_PER_MSEC);
 	KT_EXPECT_EQ(t, kt_run_threads(dt.threads, far_storm_thread, &f), 0);
 	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
 	for (i = 0; i < dt.n; i++) {
@@ -1753,9 +1786,10 @@ static void far_storm(struct ktest *t)
 	KT_EXPECT_EQ(t, s.pending, 0);
 	KT_EXPECT_EQ(t, s.inflight, 0);
 	KT_EXPECT_EQ(t, s.ran + s.cancels, s.queued);
-	KT_EXPECT(t, s.modified > 0 && s.cancels > 0);
-	ktest_diag(t, "%llu queued, %llu modified, %llu cancelled",
-		   s.queued, s.modified, s.cancels);
+	if (on_time)
+		KT_EXPECT(t, s.modified > 0 && s.cancels > 0);
+	ktest_diag(t, "%llu queued, %llu modified, %llu cancelled (fill %u)",
+		   s.queued, s.modified, s.cancels, tries);
 	dt_diag_stats(t, dt.d);
 	far_free(&f);
 }
@@ -1813,6 +1847,334 @@ static void far_mod(struct ktest *t)
 	far_free(&f);
 }
 
+/* ---- far wheels of several CPUs ---------------------------------------- */
+
+/* Wait up to @ms for @v to read @want; false on timeout. */
+static bool cpus_wait_for(atomic_t *v, int want, unsigned int ms, bool sleep)
+{
+	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+
+	while (atomic_read_acquire(v) != want) {
+		if (ktime_get_ns() > end)
+			return false;
+		if (sleep)
+			usleep_range(50, 100);
+		else
+			cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * Two threads on two CPUs take turns, each queueing its task only after
+ * the other's queueing returned: every queueing happens before the next.
+ * Tasks with equal deadlines must run in that order, although they wait
+ * in two CPUs' wheels and meet only in the tree.
+ */
+struct cpus_turns {
+	struct dt *dt;
+	atomic_t turn;
+	u64 when;
+};
+
+static int cpus_turns_thread(void *data, unsigned int idx)
+{
+	struct cpus_turns *ct = data;
+	struct dt *dt = ct->dt;
+	unsigned int i;
+
+	for (i = idx; i < dt->n; i += 2) {
+		/* Sleep: a spinning vCPU can hold up the other one. */
+		if (!cpus_wait_for(&ct->turn, i, 10000, true))
+			return -ETIMEDOUT;
+		if (!ordsched_delay_queue_at(dt->d, &dt->tasks[i].task,
+					     ct->when + (i % 3) * 1000))
+			atomic_inc(&dt->submit_errors);
+		atomic_set_release(&ct->turn, i + 1);
+	}
+	return 0;
+}
+
+static void far_ties_cpus(struct ktest *t)
+{
+	struct cpus_turns ct = {};
+	unsigned int i, bad = 0;
+	struct dt dt = {};
+	struct far f = {};
+
+	if (far_alloc(t, &f, &dt, 400, "far_ties_cpus"))
+		return;
+	ct.dt = &dt;
+	/* A turn can take a millisecond when the host is busy. */
+	ct.when = ktime_get_ns() + 1500 * NSEC_PER_MSEC;
+	KT_EXPECT_EQ(t, kt_run_threads(2, cpus_turns_thread, &ct), 0);
+	if (ktime_get_ns() + 20 * NSEC_PER_MSEC > ct.when)
+		ktest_diag(t, "slow submission: some tasks went near");
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_check_once(t, &dt, false);
+	/* Same deadline (same i % 3): queued in index order, so run so. */
+	for (i = 3; i < dt.n; i++) {
+		if (dt.tasks[i].order < dt.tasks[i - 3].order && !bad++)
+			ktest_diag(t, "task %u (CPU %u) ran before task %u",
+				   i, i % 2, i - 3);
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	dt_diag_stats(t, dt.d);
+	far_free(&f);
+}
+
+/*
+ * A wheel's clock only moves when the dispatch work visits it. Thread 0
+ * keeps a task in its CPU's wheel and lets that clock fall behind, then,
+ * with interrupts off so that the timer it arms cannot fire yet, queues
+ * task A, already due: it lands in the stale wheel. Thread 1 then queues
+ * task B, due just after A, on another CPU, whose empty wheel puts it
+ * straight in the tree. When the timer fires, B is the tree's earliest,
+ * but A comes first: the hrtimer callback must not hand B over itself.
+ */
+#define STALE_ROUNDS	6
+
+struct cpus_stale {
+	struct dt *dt;
+	atomic_t step;
+	u64 a_when;
+	unsigned int held;
+};
+
+static int cpus_stale_thread(void *data, unsigned int idx)
+{
+	struct cpus_stale *cs = data;
+	struct dt *dt = cs->dt;
+	unsigned long flags;
+	unsigned int r;
+
+	if (idx == 0 &&
+	    !ordsched_delay_queue(dt->d, &dt->tasks[0].task,
+				  100 * NSEC_PER_SEC))
+		atomic_inc(&dt->submit_errors);
+	for (r = 0; r < STALE_ROUNDS; r++) {
+		struct dt_task *a = &dt->tasks[1 + 2 * r];
+		struct dt_task *b = &dt->tasks[2 + 2 * r];
+
+		if (idx == 1) {
+			if (!cpus_wait_for(&cs->step, 2 * r + 1, 5000, true))
+				return -ETIMEDOUT;
+			if (!ordsched_delay_queue_at(dt->d, &b->task,
+						     cs->a_when + 100 * NSEC_PER_USEC))
+				atomic_inc(&dt->submit_errors);
+			atomic_set_release(&cs->step, 2 * r + 2);
+			continue;
+		}
+		msleep(40);
+		local_irq_save(flags);
+		cs->a_when = ktime_get_ns() - NSEC_PER_MSEC;
+		if (!ordsched_delay_queue_at(dt->d, &a->task, cs->a_when))
+			atomic_inc(&dt->submit_errors);
+		atomic_set_release(&cs->step, 2 * r + 1);
+		cs->held += cpus_wait_for(&cs->step, 2 * r + 2, 100, false);
+		local_irq_restore(flags);
+		if (!cpus_wait_for(&cs->step, 2 * r + 2, 5000, true) ||
+		    !dt_wait_ran(b, 1, 5000) || !dt_wait_ran(a, 1, 5000))
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static void far_stale_clock(struct ktest *t)
+{
+	struct cpus_stale cs = {};
+	unsigned int r, bad = 0;
+	struct dt dt = {};
+	struct far f = {};
+
+	if (far_alloc(t, &f, &dt, 1 + 2 * STALE_ROUNDS, "far_stale_clock"))
+		return;
+	cs.dt = &dt;
+	KT_EXPECT_EQ(t, kt_run_threads(2, cpus_stale_thread, &cs), 0);
+	if (KT_EXPECT(t, ordsched_delay_cancel(dt.d, &dt.tasks[0].task)))
+		atomic_inc(&dt.tasks[0].cancelled);
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_check_once(t, &dt, true);
+	for (r = 0; r < STALE_ROUNDS; r++) {
+		if (dt.tasks[2 + 2 * r].order < dt.tasks[1 + 2 * r].order &&
+		    !bad++)
+			ktest_diag(t, "round %u: B ran before A", r);
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	ktest_diag(t, "%u of %u rounds queued B while A's timer was held",
+		   cs.held, STALE_ROUNDS);
+	dt_diag_stats(t, dt.d);
+	far_free(&f);
+}
+
+/*
+ * A wheel's clock stands still while its far tasks wait, so a short delay
+ * queued on its CPU must still go straight into the tree, not into a
+ * bucket of the lagging wheel to wait for the dispatch work. Every CPU's
+ * wheel gets a task 10 s away; then, each round after the clocks have
+ * fallen behind by more than the horizon (a dispatch run would bring them
+ * up), a task 20 us away. From the tree the hrtimer hands it over itself
+ * (stats.direct); through a bucket the dispatch work does, which kicks in
+ * at once and finds it due, or moves it in first.
+ */
+#define LAG_ROUNDS	10
+
+struct lag {
+	struct dt *dt;
+	u64 when;
+	atomic_t queued;
+};
+
+static void lag_queue_far(void *data)
+{
+	struct lag *l = data;
+	struct dt_task *dtt = &l->dt->tasks[LAG_ROUNDS + smp_processor_id()];
+
+	if (ordsched_delay_queue_at(l->dt->d, &dtt->task, l->when))
+		atomic_inc(&l->queued);
+	else
+		atomic_inc(&l->dt->submit_errors);
+}
+
+static void far_lagging_near(struct ktest *t)
+{
+	struct ordsched_delay_stats s0, s1;
+	unsigned int r, cpu, direct = 0, cancelled = 0;
+	struct dt_task *dtt;
+	struct dt dt = {};
+	struct far f = {};
+	struct lag l = { .dt = &dt };
+
+	if (far_alloc(t, &f, &dt, LAG_ROUNDS + nr_cpu_ids, "far_lagging_near"))
+		return;
+	l.when = ktime_get_ns() + 10 * NSEC_PER_SEC;
+	on_each_cpu(lag_queue_far, &l, 1);
+	for (r = 0; r < LAG_ROUNDS; r++) {
+		/* Beyond the horizon, a unit and a tick of the coarse clock. */
+		msleep(30);
+		ordsched_delay_get_stats(dt.d, &s0);
+		if (!ordsched_delay_queue(dt.d, &dt.tasks[r].task,
+					  20 * NSEC_PER_USEC))
+			atomic_inc(&dt.submit_errors);
+		if (!KT_EXPECT(t, dt_wait_ran(&dt.tasks[r], 1, 5000)))
+			break;
+		ordsched_delay_get_stats(dt.d, &s1);
+		direct += s1.direct - s0.direct;
+	}
+	KT_EXPECT_EQ(t, direct, LAG_ROUNDS);
+	for_each_possible_cpu(cpu) {
+		dtt = &dt.tasks[LAG_ROUNDS + cpu];
+		if (ordsched_delay_cancel(dt.d, &dtt->task)) {
+			atomic_inc(&dtt->cancelled);
+			cancelled++;
+		}
+	}
+	KT_EXPECT_EQ(t, cancelled, atomic_read(&l.queued));
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	ktest_diag(t, "%u of %u short delays handed over by the hrtimer",
+		   direct, LAG_ROUNDS);
+	dt_diag_stats(t, dt.d);
+	far_free(&f);
+}
+
+/*
+ * Tasks queued on a CPU that then goes offline: no callback moves them,
+ * the dispatch work visits every possible CPU's wheel. Another CPU
+ * cancels and moves some of them while their CPU is offline. If the guest
+ * cannot take a CPU offline, the rest of the test still runs.
+ */
+struct cpus_offline {
+	struct dt *dt;
+	unsigned int cpu;
+	u64 when;
+};
+
+#define OFFLINE_RUN	2000
+
+static int cpus_offline_thread(void *data, unsigned int idx)
+{
+	struct cpus_offline *co = data;
+	struct dt *dt = co->dt;
+	unsigned int i;
+	u64 when;
+
+	if (idx != 1)
+		return 0;
+	co->cpu = raw_smp_processor_id();
+	for (i = 0; i < dt->n; i++) {
+		when = i < OFFLINE_RUN ? co->when + (i % 2) * 1000 :
+					 co->when + 10 * NSEC_PER_SEC;
+		if (!ordsched_delay_queue_at(dt->d, &dt->tasks[i].task, when))
+			atomic_inc(&dt->submit_errors);
+	}
+	return 0;
+}
+
+static void far_offline_cpu(struct ktest *t)
+{
+	struct cpus_offline co = {};
+	unsigned int i, ran, bad = 0;
+	struct dt dt = {};
+	struct far f = {};
+	bool offline;
+	u64 end;
+	int ret;
+
+	if (num_online_cpus() < 2) {
+		ktest_diag(t, "one CPU online: nothing to take offline");
+		return;
+	}
+	if (far_alloc(t, &f, &dt, OFFLINE_RUN + 1000, "far_offline_cpu"))
+		return;
+	co.dt = &dt;
+	co.when = ktime_get_ns() + 500 * NSEC_PER_MSEC;
+	KT_EXPECT_EQ(t, kt_run_threads(2, cpus_offline_thread, &co), 0);
+	ret = remove_cpu(co.cpu);
+	offline = !ret;
+	ktest_diag(t, "CPU %u offline: %s (%d), %lld ms before the deadline",
+		   co.cpu, offline ? "yes" : "no", ret,
+		   ((s64)co.when - (s64)ktime_get_ns()) / 1000000);
+	/* From another CPU: cancel half the later ones, move the rest. */
+	for (i = OFFLINE_RUN; i < dt.n; i++) {
+		if (i % 2) {
+			if (KT_EXPECT(t, ordsched_delay_cancel(dt.d,
+							       &dt.tasks[i].task)))
+				atomic_inc(&dt.tasks[i].cancelled);
+		} else {
+			KT_EXPECT(t, ordsched_delay_mod_at(dt.d,
+							   &dt.tasks[i].task,
+							   co.when + 2000));
+		}
+	}
+	/* Not a flush: a wheel nobody visits would make it wait forever. */
+	end = ktime_get_ns() + 10 * NSEC_PER_SEC;
+	do {
+		msleep(20);
+		for (i = 0, ran = 0; i < dt.n; i++)
+			ran += atomic_read(&dt.tasks[i].ran);
+	} while (ran < dt.n - (dt.n - OFFLINE_RUN) / 2 && ktime_get_ns() < end);
+	KT_EXPECT_EQ(t, ran, dt.n - (dt.n - OFFLINE_RUN) / 2);
+	if (offline)
+		KT_EXPECT_EQ(t, add_cpu(co.cpu), 0);
+	KT_EXPECT_EQ(t, ordsched_delay_flush(dt.d), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);
+	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
+	dt_check_once(t, &dt, true);
+	/* One thread queued them: ties run in index order. */
+	for (i = 2; i < OFFLINE_RUN; i++)
+		if (dt.tasks[i].order < dt.tasks[i - 2].order && !bad++)
+			ktest_diag(t, "task %u ran before task %u", i, i - 2);
+	KT_EXPECT_EQ(t, bad, 0);
+	dt_diag_stats(t, dt.d);
+	far_free(&f);
+}
+
 static const struct ktest_case delay_cases[] = {
 	KT_CASE(bad_args),
 	KT_CASE(order_small),
@@ -1835,6 +2197,10 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(far_mod),
 	KT_CASE(far_ties),
 	KT_CASE(far_storm),
+	KT_CASE(far_ties_cpus),
+	KT_CASE(far_stale_clock),
+	KT_CASE(far_lagging_near),
+	KT_CASE(far_offline_cpu),
 	KT_CASE(random_100k),
 	KT_CASE(cancel_storm_wq),
 	KT_CASE(cancel_storm_unbound),

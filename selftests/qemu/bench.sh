@@ -102,15 +102,20 @@ part_streams() {
 # so it runs DELAYS_BIG_REPS times, not ordsched_reps). Lateness: one
 # task re-submitted 200 times per run, sub-jiffy delays and 1 ms.
 # Cpus: the cost pairs from a producer on every CPU at once, 10^5 pending.
+# hrwq (an hrtimer queueing a work item) is there for lateness only: its
+# cost is the hrtimer's.
 DELAYS_PENDING="1000 100000 1000000"
 DELAYS_CPUS_PENDING=100000
 DELAYS_BIG_REPS=${ordsched_delays_big_reps:-2}
 DELAYS_LATE="50000 200000 1000000"
 
 part_delays() {
-	contenders=$(sed -n 's/^delays //p' $B/contenders)
+	late=$(sed -n 's/^delays //p' $B/contenders)
+	contenders=$(echo $late | tr ' ' '\n' | grep -vx hrwq | tr '\n' ' ')
 	set -- $contenders
 	count=$#
+	set -- $late
+	late_count=$#
 	rep=1
 	while [ $rep -le "$reps" ]; do
 		for n in $DELAYS_PENDING; do
@@ -126,7 +131,7 @@ part_delays() {
 				pending=$DELAYS_CPUS_PENDING ops=10000
 		done
 		for d in $DELAYS_LATE; do
-			for c in $(rotate $((rep % count)) $contenders); do
+			for c in $(rotate $((rep % late_count)) $late); do
 				run delays "$c" $rep mode=late contender=$c \
 					delay_ns=$d count=200
 			done

@@ -77,6 +77,9 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  * @color: the flush generation it was queued in
  * @target: workqueue or stream
  * @cancelling: a cancel_sync owns the task: queueings of it fail
+ * @base: which lock of @delay guards the task: 0 the scheduler's own,
+ *	1 + n the far wheel of CPU n, which holds the task or last held it;
+ *	U16_MAX while the task changes hands between two of them
  * @slack: nanoseconds it may be handed over after its deadline
  * @wq: the workqueue target: @wq.work runs the task on @wq.wq
  * @stream: the stream target: @stream.item runs the task on
@@ -102,9 +105,10 @@ struct ordsched_delay_task {
 	ordsched_delay_fn fn;
 	struct ordsched_delay *delay;
 	u8 state;
-	u8 color;
-	u8 target;
-	u8 cancelling;
+	u8 color:2;
+	u8 target:1;
+	u8 cancelling:1;
+	u16 base;
 	u32 slack;
 	union {
 		struct {
