@@ -103,11 +103,16 @@ part_streams() {
 # task re-submitted 200 times per run, sub-jiffy delays and 1 ms.
 # Cpus: the cost pairs from a producer on every CPU at once, 10^5 pending.
 # hrwq (an hrtimer queueing a work item) is there for lateness only: its
-# cost is the hrtimer's.
-DELAYS_PENDING="1000 100000 1000000"
-DELAYS_CPUS_PENDING=100000
+# cost is the hrtimer's. For A/B runs, comma lists replace the settings:
+# ordsched_delays_pending=, _cpus= (pending counts of the every-CPU run)
+# and _late= (delays in ns); "none" leaves that mode out.
+delays_list() {
+	[ "$1" = none ] || echo "$1" | tr , ' '
+}
+DELAYS_PENDING=$(delays_list "${ordsched_delays_pending:-1000,100000,1000000}")
+DELAYS_CPUS_PENDING=$(delays_list "${ordsched_delays_cpus:-100000}")
 DELAYS_BIG_REPS=${ordsched_delays_big_reps:-2}
-DELAYS_LATE="50000 200000 1000000"
+DELAYS_LATE=$(delays_list "${ordsched_delays_late:-50000,200000,1000000}")
 
 part_delays() {
 	late=$(sed -n 's/^delays //p' $B/contenders)
@@ -126,9 +131,11 @@ part_delays() {
 					pending=$n ops=10000
 			done
 		done
-		for c in $(rotate $((rep % count)) $contenders); do
-			run delays "$c" $rep mode=cpus contender=$c \
-				pending=$DELAYS_CPUS_PENDING ops=10000
+		for n in $DELAYS_CPUS_PENDING; do
+			for c in $(rotate $((rep % count)) $contenders); do
+				run delays "$c" $rep mode=cpus contender=$c \
+					pending=$n ops=10000
+			done
 		done
 		for d in $DELAYS_LATE; do
 			for c in $(rotate $((rep % late_count)) $late); do
