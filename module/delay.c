@@ -134,15 +134,16 @@
  * wheel's clock b->clk counts units of 2^DELAY_UNIT_SHIFT ns; a task
  * queued on a CPU goes in the tree if its deadline's unit is <= that
  * CPU's wheel clock (the "wheel floor" is (clk + 1) units) or <= the unit
- * of now + DELAY_HORIZON by the coarse clock, else in the wheel. A wheel's
- * clock stands still while it waits for a far stop, so without the second
- * test a short delay queued meanwhile would wait in a bucket for a
- * dispatch work to move it: a hop and a wake-up more, and late by them.
- * What follows is about one wheel; each has its own. The wheel has
- * DELAY_LEVELS levels of 64 buckets; a deadline goes in the bucket of the
- * highest 6-bit digit where its unit differs from the clock (level k,
- * bucket = that digit), beyond the last level in an overflow list, and
- * KTIME_MAX, never due, in a list that arms nothing. Submit and cancel of
+ * of now + DELAY_HORIZON, now read coarsely from jiffies (see
+ * delay_base_now()), else in the wheel. A wheel's clock stands still
+ * while it waits for a far stop, so without the second test a short delay
+ * queued meanwhile would wait in a bucket for a dispatch work to move it:
+ * a hop and a wake-up more, and late by them. What follows is about one
+ * wheel; each has its own. The wheel has DELAY_LEVELS levels of 64
+ * buckets; a deadline goes in the bucket of the highest 6-bit digit where
+ * its unit differs from the clock (level k, bucket = that digit), beyond
+ * the last level in an overflow list, and KTIME_MAX, never due, in a list
+ * that arms nothing. Submit and cancel of
  * a far task are a list_add_tail() or a list_del() and a bit in a level's
  * occupancy mask. The clock only moves on to where a bucket starts (the
  * lowest occupied one after it: delay_wheel_next()); that bucket, and
@@ -161,7 +162,7 @@
  * at before now + DELAY_HORIZON, the clock simply moves there: no task
  * changes place (none has a digit in between); an empty wheel lets the
  * clock go anywhere, so a submission finding it empty brings it up to
- * about now first (the coarse clock, which is never ahead).
+ * about now first (less the error of delay_base_now(), so never ahead).
  *
  * The wheels' next stop: each wheel keeps b->next, never after its next
  * stop, and d->wheel_next, under d->lock, is never after any b->next.
@@ -240,6 +241,7 @@
 #include <linux/debugobjects.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -324,6 +326,11 @@ struct delay_base {
 	u64 clk;
 	/* No stop of this wheel comes before @next (a lower bound). */
 	u64 next;
+	/*
+	 * CLOCK_MONOTONIC minus jiffies in ns, as last read here: now, to a
+	 * tick or so, without a call (see delay_base_now()).
+	 */
+	s64 jbase;
 	u64 occupied[DELAY_LEVELS];
 	struct list_head wheel[DELAY_LEVELS][DELAY_SLOTS];
 	/* Beyond the last level; KTIME_MAX, never due; taken out to re-place. */
@@ -764,6 +771,25 @@ delay_unit(ktime_t t)
 	return (u64)t >> DELAY_UNIT_SHIFT;
 }
 
+/* Note that it is @now, for delay_base_now(). */
+static void delay_base_note(struct delay_base *b, ktime_t now)
+{
+	b->jbase = now - (s64)get_jiffies_64() * TICK_NSEC;
+}
+
+/*
+ * Now, by jiffies, to within a tick either way (jiffies lag the clock by
+ * up to a tick, at the note and now): as coarse as ktime_get_coarse(), but
+ * a load and a multiply instead of a call, which under TCG cost a far
+ * queueing about 5 % more. Jiffies follow CLOCK_MONOTONIC (the tick
+ * advances them by its own readings), so @jbase does not drift; the
+ * dispatch work notes the time again anyway.
+ */
+static __always_inline ktime_t delay_base_now(struct delay_base *b)
+{
+	return b->jbase + (s64)get_jiffies_64() * TICK_NSEC;
+}
+
 /* When the wheel's clock must reach @pos: DELAY_HORIZON before it. */
 static ktime_t delay_wheel_time(u64 pos)
 {
@@ -963,6 +989,7 @@ static bool delay_migrate_base(struct ordsched_delay *d, struct delay_base *b,
 
 	lockdep_assert_held(&d->lock);
 	lockdep_assert_held(&b->lock);
+	delay_base_note(b, now);
 	for (;;) {
 		while ((task = list_first_entry_or_null(&b->rescan,
 							struct ordsched_delay_task,
@@ -1222,6 +1249,7 @@ delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
 	u64 unit = delay_unit(deadline), near = 0, pos;
 	u16 to = *base;
 	struct delay_base *b;
+	ktime_t now;
 
 	task->seq = atomic64_inc_return(&d->seq);
 	task->deadline = deadline;
@@ -1236,12 +1264,16 @@ delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
 	if (unit > b->clk) {
 		/*
 		 * Near is judged against now, not against a clock that lags
-		 * while the wheel waits for a far stop. An empty wheel may
-		 * move its clock anywhere: bring it up to now as well.
+		 * while the wheel waits for a far stop; a tick more makes up
+		 * for @now's error. An empty wheel may move its clock
+		 * anywhere: bring it up to now as well, less a tick, so that
+		 * it is never ahead.
 		 */
-		near = delay_unit(ktime_get_coarse() + DELAY_HORIZON);
+		now = delay_base_now(b);
+		near = delay_unit(now + DELAY_HORIZON + TICK_NSEC);
 		if (delay_wheel_empty(b))
-			b->clk = max(b->clk, near);
+			b->clk = max(b->clk, delay_unit(now + DELAY_HORIZON -
+							TICK_NSEC));
 	}
 	if (unit <= b->clk || unit <= near) {
 		if (*base == DELAY_CENTRAL)
@@ -2026,6 +2058,7 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 		INIT_LIST_HEAD(&b->never);
 		INIT_LIST_HEAD(&b->rescan);
 		b->clk = delay_unit(ktime_get() + DELAY_HORIZON);
+		delay_base_note(b, ktime_get());
 		b->next = U64_MAX;
 	}
 	d->wheel_next = U64_MAX;
