@@ -109,21 +109,36 @@ static int domain_check(struct ordsched_domain *dom, struct ordsched_handle *h,
 }
 
 /*
- * Wake @w's thread when @wk is flushed, or now if @wk is full. Either way
- * no wake-up is lost: a waiter is queued with its task state set, and
- * looks at its condition after each wake-up, which the caller changed
- * before it looked for waiters.
+ * Unlink @w and wake its thread when @wk is flushed, or now if @wk is
+ * full. Either way no wake-up is lost: a waiter is queued with its task
+ * state set, and looks at its condition after each wake-up, which the
+ * caller changed before it looked for waiters.
+ *
+ * The waker dequeues the waiter, as futex's does, so that a thread woken
+ * at its turn returns without the domain lock: the reference to the task
+ * is taken and the waiter unlinked first, then @w->woken is set with a
+ * release store, and @w is not touched after it. The thread may return
+ * from its system call as soon as it sees the mark, and its stack (the
+ * waiter) with it; the reference keeps its task_struct for the wake-up
+ * after the unlock, which then may find it running or asleep elsewhere:
+ * a spurious wake-up, which every sleeper tolerates.
  */
 static void domain_wake_waiter(struct ordsched_domain *dom,
 			       struct domain_waiter *w, struct domain_wakes *wk)
 {
+	struct task_struct *task = w->task;
+
 	dom->stats.wakeups++;
+	get_task_struct(task);
+	ordsched_domain_dequeue_waiter(w->h, w);
+	/* Pairs with the sleeper's acquire load; the last access to @w. */
+	smp_store_release(&w->woken, true);
 	if (wk->n == DOMAIN_WAKES) {
-		wake_up_process(w->task);
+		wake_up_process(task);
+		put_task_struct(task);
 		return;
 	}
-	get_task_struct(w->task);
-	wk->task[wk->n++] = w->task;
+	wk->task[wk->n++] = task;
 }
 
 /**
@@ -132,15 +147,19 @@ static void domain_wake_waiter(struct ordsched_domain *dom,
  * @t: the ticket; nobody else is woken
  * @wk: where the threads go until ordsched_domain_wakes_flush()
  *
+ * Dequeues each waiter it wakes and marks it woken: its thread must not
+ * dequeue it again, and queues it again if it goes on waiting.
+ *
  * Context: the domain lock held.
  */
 void ordsched_domain_wake(struct ordsched_domain *dom, u64 t,
 			  struct domain_wakes *wk)
 {
-	struct domain_waiter *w;
+	struct domain_waiter *w, *next;
 
 	lockdep_assert_held(&dom->lock);
-	list_for_each_entry(w, &dom->waiters[t % DOMAIN_BUCKETS], node)
+	list_for_each_entry_safe(w, next, &dom->waiters[t % DOMAIN_BUCKETS],
+				 node)
 		if (w->ticket == t)
 			domain_wake_waiter(dom, w, wk);
 }
@@ -170,13 +189,14 @@ void ordsched_domain_wakes_flush(struct domain_wakes *wk)
 static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count,
 			      struct domain_wakes *wk)
 {
-	struct domain_waiter *w;
+	struct domain_waiter *w, *next;
 	u32 b;
 
 	lockdep_assert_held(&dom->lock);
 	for (b = 0; b < min_t(u32, count, DOMAIN_BUCKETS); b++) {
-		list_for_each_entry(w, &dom->waiters[(t + b) % DOMAIN_BUCKETS],
-				    node) {
+		list_for_each_entry_safe(w, next,
+					 &dom->waiters[(t + b) % DOMAIN_BUCKETS],
+					 node) {
 			if (w->ticket - t < count)
 				domain_wake_waiter(dom, w, wk);
 		}
@@ -186,7 +206,10 @@ static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count,
 /**
  * ordsched_domain_queue_waiter() - queue a waiter, within the limits
  * @h: the handle it waits with
- * @w: the waiter, its ticket set
+ * @w: the waiter, its ticket and task set; not queued (never, or
+ *	dequeued since)
+ *
+ * Clears @w->woken: a waker dequeues and marks it again.
  *
  * Context: the domain lock held.
  * Return: 0, or -EBUSY when @h or its domain has as many sleeping threads
@@ -203,6 +226,8 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 		return -EBUSY;
 	h->waiting++;
 	dom->waiting++;
+	w->h = h;
+	w->woken = false;
 	list_add_tail(&w->node, &dom->waiters[w->ticket % DOMAIN_BUCKETS]);
 	return 0;
 }
@@ -210,7 +235,7 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 /**
  * ordsched_domain_dequeue_waiter() - undo ordsched_domain_queue_waiter()
  * @h: the handle
- * @w: the waiter
+ * @w: the waiter, still queued: not marked woken (a waker dequeued those)
  *
  * Context: the domain lock held.
  */
@@ -427,8 +452,19 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 		ret = domain_check(dom, h, t);
 		if (ret || t == dom->tail)
 			break;
+		/*
+		 * Dequeued by a waker (set under the lock, which we hold),
+		 * yet not the turn: queue again. A waker only wakes at the
+		 * turn or the retirement, so this is for robustness only.
+		 */
+		if (w.woken) {
+			ret = ordsched_domain_queue_waiter(h, &w);
+			if (ret)
+				return ret;
+		}
 	}
-	ordsched_domain_dequeue_waiter(h, &w);
+	if (!w.woken)
+		ordsched_domain_dequeue_waiter(h, &w);
 	return ret;
 }
 

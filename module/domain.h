@@ -118,11 +118,18 @@ struct ordsched_handle {
 	wait_queue_head_t pollq;
 };
 
-/* A thread in ordsched_domain_wait() or a ring wait, on its stack. */
+/*
+ * A thread in ordsched_domain_wait() or a ring wait, on its stack. A waker
+ * unlinks it and then sets @woken (a release store), after which it does
+ * not touch it again: the thread that sees @woken (an acquire load) owns
+ * it, unlinked, and may return without taking the domain lock.
+ */
 struct domain_waiter {
 	struct list_head node;
 	struct task_struct *task;
+	struct ordsched_handle *h;
 	u64 ticket;
+	bool woken;
 };
 
 static inline bool ordsched_domain_is_ring(struct ordsched_domain *dom)

@@ -17,15 +17,14 @@
  * the domain has no handle left.
  *
  * Waiting reuses the domain's waiter buckets (domain.c). Race (b) of
- * ring_proto.h, the kernel's half: a waiter is queued and its task state
- * set in one section under the domain lock, and only then reads the tail;
- * a waker moves the tail (a fully ordered CAS) and then takes the same
- * lock to walk the bucket. If the waker's section comes after the waiter's,
- * it sees the waiter queued and in TASK_INTERRUPTIBLE and wakes it; if
+ * ring_proto.h, the kernel's half: a waiter is queued, its task state set
+ * and the tail read in one section under the domain lock; a waker moves
+ * the tail (a fully ordered CAS) and then takes the same lock to walk the
+ * bucket. If the waker's section comes after the waiter's, it finds the
+ * waiter queued and in TASK_INTERRUPTIBLE, dequeues it and wakes it; if
  * before, the lock orders the tail move before the waiter's read, which
- * sees its turn. set_current_state() is the smp_mb() between the queueing
- * and the read of the tail that the argument needs when the read is hoisted
- * above the unlock.
+ * sees its turn. The waker dequeues (domain.c): a thread woken at its
+ * turn returns without taking the lock again (ring_sleep()).
  *
  * Ids: each handle that takes part gets an id, 1 to 0xffff, the first time
  * it needs one (ORDSCHED_IOC_RING_SETUP, or a command of the ioctl path);
@@ -395,19 +394,34 @@ int ordsched_ring_dom_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 	return ret;
 }
 
-/* Sleep until @t is the tail; the slot is flagged SLEEPING or not. */
+/*
+ * Sleep until @t is the tail; the slot is flagged SLEEPING or not.
+ *
+ * One section under the domain lock queues the waiter, sets the task
+ * state and looks at the turn (race (b), see the top), and counts the
+ * wait if it has to sleep. A waker that finds the waiter dequeues it and
+ * marks it woken (domain.c, domain_wake_waiter()): a thread woken at its
+ * turn sees the mark and returns without the lock, one lock round per
+ * sleep and one per wake-up, as a futex has. Only a thread that leaves
+ * for another reason (its deadline, a signal, a wake-up for nothing)
+ * takes the lock again: to dequeue itself, unless a waker did it
+ * meanwhile, or to queue again.
+ */
 static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 		      u64 deadline_ns)
 {
 	struct ordsched_domain *dom = h->dom;
 	struct domain_waiter w = { .task = current, .ticket = t };
 	struct ordsched_ring_view r;
-	bool queued = false, slept = false;
+	bool queued = false, counted = false;
 	int ret;
 
 	ring_view(dom, &r);
 	for (;;) {
 		spin_lock(&dom->lock);
+		/* Dequeued by a waker since we looked: ours again. */
+		if (w.woken)
+			queued = false;
 		if (!queued) {
 			ret = ordsched_domain_queue_waiter(h, &w);
 			if (ret) {
@@ -418,12 +432,20 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 			}
 			queued = true;
 		}
-		/* Race (b): see the top; a full barrier, under the lock. */
+		/* Race (b): the queueing, then a full barrier, then the look. */
 		set_current_state(TASK_INTERRUPTIBLE);
-		spin_unlock(&dom->lock);
 		ret = ordsched_ring_wait_check(&r, id, t);
-		if (ret != -EAGAIN)
-			break;
+		if (ret != -EAGAIN) {
+			__set_current_state(TASK_RUNNING);
+			ordsched_domain_dequeue_waiter(h, &w);
+			spin_unlock(&dom->lock);
+			return ret;
+		}
+		/* As ORDSCHED_IOC_WAIT: only the waits that found no turn. */
+		if (!counted)
+			dom->stats.waits++;
+		counted = true;
+		spin_unlock(&dom->lock);
 		if (ordsched_domain_deadline_passed(deadline_ns)) {
 			ret = -ETIMEDOUT;
 			break;
@@ -433,17 +455,20 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 			break;
 		}
 		ordsched_domain_schedule(deadline_ns);
-		slept = true;
+		/* Pairs with the waker's release: @w is unlinked, and ours. */
+		if (smp_load_acquire(&w.woken)) {
+			ret = ordsched_ring_wait_check(&r, id, t);
+			if (ret != -EAGAIN)
+				return ret;
+		}
 	}
 	__set_current_state(TASK_RUNNING);
 	spin_lock(&dom->lock);
-	ordsched_domain_dequeue_waiter(h, &w);
-	/* As ORDSCHED_IOC_WAIT: only the waits that found no turn. */
-	if (slept || ret == -ETIMEDOUT || ret == -ERESTARTSYS)
-		dom->stats.waits++;
+	if (!w.woken)
+		ordsched_domain_dequeue_waiter(h, &w);
 	if (ret == -ETIMEDOUT)
 		dom->stats.timeouts++;
-	else if (ret == -ERESTARTSYS)
+	else
 		dom->stats.interrupts++;
 	spin_unlock(&dom->lock);
 	return ret;

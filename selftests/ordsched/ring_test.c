@@ -3,8 +3,10 @@
  * The shared ring of /dev/ordsched (uapi/linux/ordsched_ring.h): setup
  * and its negotiation, ordered commits by several threads through the
  * page (no system call when uncontended), the ioctl path and poll() in a
- * ring domain, a ring wait that sleeps and is woken, a participant
- * SIGKILLed while holding a ticket, and a page scribbled on at random:
+ * ring domain, a ring wait that sleeps and is woken (also while its
+ * deadline passes, a signal comes or forged wake-ups dequeue it), a
+ * participant SIGKILLed while holding a ticket, and a page scribbled on
+ * at random:
  * no splat (run.sh judges the console), documented errnos only, at worst
  * its own domain stalls, and closing it recovers.
  *
@@ -1027,6 +1029,319 @@ TEST(turn_race)
 	pthread_barrier_destroy(&start);
 	ring_close(&r);
 	close(fd);
+}
+
+
+/*
+ * The wake-up against the sleeper's other ways out. A waker dequeues the
+ * sleeper it wakes (module/domain.c), and the sleeper then returns
+ * without the domain lock; one that leaves for another reason dequeues
+ * itself, unless a waker just did, or queues again after a wake-up that
+ * was not for its turn. Per round: a sleeps on nothing, b's first thread
+ * sleeps on t1 with a deadline of a few microseconds or is signalled
+ * while a completes t0 (whose move of the tail wakes it), b's second
+ * thread sleeps on t2 and gets forged wake-ups before its turn. Every
+ * sleep must end at its turn (never early, never stalled: nothing left
+ * linked, no wake-up lost for the next owner), no RING_WAIT may answer
+ * anything but 0, ETIMEDOUT or EINTR (a waiter count that leaks fills
+ * the handle's limit: EBUSY), and the counters must be exact.
+ */
+#define RACE_ROUNDS	1000
+
+struct race {
+	struct ring *b;
+	pthread_barrier_t *sync;
+	pthread_t th[2];
+	__u64 t1;
+	__u64 deadline_ns;
+	__u64 calls, timeouts, interrupts;
+	int bad;
+	bool stop;
+};
+
+static int race_wait(struct race *rc, __u64 t, __u64 deadline_ns)
+{
+	int ret = ring_wait_raw(rc->b->fd, t, deadline_ns);
+
+	__atomic_add_fetch(&rc->calls, 1, __ATOMIC_RELAXED);
+	if (ret == -ETIMEDOUT)
+		__atomic_add_fetch(&rc->timeouts, 1, __ATOMIC_RELAXED);
+	else if (ret == -EINTR)
+		__atomic_add_fetch(&rc->interrupts, 1, __ATOMIC_RELAXED);
+	else if (ret)
+		__atomic_store_n(&rc->bad, ret, __ATOMIC_RELAXED);
+	return ret;
+}
+
+/* Thread @i of b sleeps on t1 + @i, then completes it at its turn. */
+static void race_sleeper(struct race *rc, int i)
+{
+	struct ring *b = rc->b;
+	__u64 t = rc->t1 + i;
+	int ret;
+
+	ring_cas(ordsched_ring_slot(&b->v, t),
+		 ordsched_ring_word(t, b->id, ORDSCHED_RING_OWNED),
+		 ordsched_ring_word(t, b->id, ORDSCHED_RING_SLEEPING));
+	ret = race_wait(rc, t, i ? now_ns() + 10 * SEC : rc->deadline_ns);
+	/*
+	 * Its short deadline or a signal came first: the turn must still
+	 * come, and wake us. A 10 s deadline that passes is a stall.
+	 */
+	if (!i && ret == -ETIMEDOUT)
+		ret = -EINTR;
+	while (ret == -EINTR)
+		ret = race_wait(rc, t, now_ns() + 10 * SEC);
+	/* Never early: a forged wake-up is not the turn. */
+	if (!ret && ring_load(b->v.tail) != t)
+		ret = -ENOTRECOVERABLE;
+	if (!ret)
+		ret = ordsched_ring_complete(&b->v, b->id, t, &b->ctx);
+	if (ret)
+		__atomic_store_n(&rc->bad, ret, __ATOMIC_RELAXED);
+}
+
+static void *race_run0(void *arg)
+{
+	struct race *rc = arg;
+
+	for (;;) {
+		pthread_barrier_wait(rc->sync);
+		if (rc->stop)
+			return NULL;
+		race_sleeper(rc, 0);
+		pthread_barrier_wait(rc->sync);
+	}
+}
+
+static void *race_run1(void *arg)
+{
+	struct race *rc = arg;
+
+	for (;;) {
+		pthread_barrier_wait(rc->sync);
+		if (rc->stop)
+			return NULL;
+		race_sleeper(rc, 1);
+		pthread_barrier_wait(rc->sync);
+	}
+}
+
+TEST(wake_races_leave)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct ordsched_stats stats;
+	pthread_barrier_t sync;
+	struct race rc = {};
+	struct ring a, b;
+	__u64 t, i, n, t0;
+	volatile unsigned int spin;
+	int fa, fb;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ring_open(fb, &b));
+	ASSERT_EQ(0, pthread_barrier_init(&sync, NULL, 3));
+	rc.b = &b;
+	rc.sync = &sync;
+	ASSERT_EQ(0, pthread_create(&rc.th[0], NULL, race_run0, &rc));
+	ASSERT_EQ(0, pthread_create(&rc.th[1], NULL, race_run1, &rc));
+
+	t0 = now_ns();
+	for (i = 0; i < RACE_ROUNDS && !rc.bad; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+		ASSERT_EQ(3 * i, t);
+		ASSERT_EQ(0, ordsched_ring_take(&b.v, b.id, &rc.t1));
+		ASSERT_EQ(0, ordsched_ring_take(&b.v, b.id, &t));
+		rc.deadline_ns = now_ns() + (i % 8) * 15000;
+		pthread_barrier_wait(&sync);
+		for (spin = 0; spin < (i * 7919) % 20000; spin++)
+			;
+		if (i % 4 == 1)
+			pthread_kill(rc.th[0], SIGUSR1);
+		/* Forged: the second thread's ticket is not at the turn. */
+		if (i % 4 == 3) {
+			EXPECT_EQ(0, ring_wake_raw(fa, rc.t1 + 1));
+			EXPECT_EQ(0, ring_wake_raw(fb, rc.t1 + 1));
+		}
+		EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 3 * i, &a.ctx));
+		pthread_barrier_wait(&sync);
+		EXPECT_EQ(3 * i + 3, ring_load(a.v.tail));
+		/* Bounded, for a slow guest: the rounds done show. */
+		if (now_ns() - t0 > 60 * SEC)
+			break;
+	}
+	n = i;
+	rc.stop = true;
+	pthread_barrier_wait(&sync);
+	pthread_join(rc.th[0], NULL);
+	pthread_join(rc.th[1], NULL);
+	ksft_print_msg("%llu rounds, %llu waits: %llu timed out, %llu interrupted\n",
+		       (unsigned long long)n, (unsigned long long)rc.calls,
+		       (unsigned long long)rc.timeouts,
+		       (unsigned long long)rc.interrupts);
+	EXPECT_EQ(0, rc.bad);
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(rc.timeouts, stats.timeouts);
+	EXPECT_EQ(rc.interrupts, stats.interrupts);
+	EXPECT_LE(rc.timeouts + rc.interrupts, stats.waits);
+	EXPECT_GE(rc.calls, stats.waits);
+	EXPECT_EQ(3 * n, ring_load(a.v.tail));
+
+	pthread_barrier_destroy(&sync);
+	ring_close(&b);
+	ring_close(&a);
+	close(fb);
+	close(fa);
+}
+
+
+/*
+ * A storm of forged wake-ups on a ticket that is not at its turn, while
+ * its owner sleeps on it with a short deadline or is signalled: each one
+ * dequeues the sleeper, which queues again, so its deadline or signal
+ * keeps meeting a waker that just dequeued it. It must answer ETIMEDOUT
+ * or EINTR each time (never 0 before the turn, never EBUSY from a
+ * waiter count gone wrong), dequeue itself exactly once (a second
+ * list_del() oopses), the counters must be exact, and its turn must
+ * still wake it at the end.
+ */
+#define STORM_ROUNDS	300
+
+struct storm {
+	int fd;
+	__u64 t;
+	bool stop;
+	__u64 wakes;
+};
+
+static void *storm_run(void *arg)
+{
+	struct storm *st = arg;
+
+	while (!__atomic_load_n(&st->stop, __ATOMIC_SEQ_CST)) {
+		if (ring_wake_raw(st->fd, st->t))
+			break;
+		st->wakes++;
+	}
+	return NULL;
+}
+
+struct storm_sleeper {
+	struct ring *r;
+	__u64 t;
+	__u64 timeouts, interrupts, early;
+	int bad;
+	pthread_barrier_t *sync;
+	bool stop;
+};
+
+static void *storm_sleep(void *arg)
+{
+	struct storm_sleeper *ss = arg;
+	__u64 i;
+	int ret;
+
+	for (i = 0;; i++) {
+		pthread_barrier_wait(ss->sync);
+		if (ss->stop)
+			return NULL;
+		ret = ring_wait_raw(ss->r->fd, ss->t,
+				    now_ns() + (i % 4 == 1 ? 200 : 2) * MS);
+		if (ret == -ETIMEDOUT)
+			ss->timeouts++;
+		else if (ret == -EINTR)
+			ss->interrupts++;
+		else if (!ret)
+			ss->early++;
+		else
+			ss->bad = ret;
+		pthread_barrier_wait(ss->sync);
+	}
+}
+
+TEST(forged_wake_storm)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct storm_sleeper ss = {};
+	struct ordsched_stats stats;
+	struct storm st = {};
+	struct sleeper s;
+	pthread_barrier_t sync;
+	pthread_t th, waker;
+	struct ring a, b;
+	int fa, fb, i;
+	__u64 t;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ring_open(fb, &b));
+	ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+	ASSERT_EQ(0, ordsched_ring_take(&b.v, b.id, &t));
+	ASSERT_EQ(1, t);
+	ASSERT_TRUE(ring_cas(ordsched_ring_slot(&b.v, 1),
+			     ordsched_ring_word(1, b.id, ORDSCHED_RING_OWNED),
+			     ordsched_ring_word(1, b.id,
+						ORDSCHED_RING_SLEEPING)));
+	ASSERT_EQ(0, pthread_barrier_init(&sync, NULL, 2));
+	ss.r = &b;
+	ss.t = 1;
+	ss.sync = &sync;
+	st.fd = fa;
+	st.t = 1;
+	ASSERT_EQ(0, pthread_create(&th, NULL, storm_sleep, &ss));
+	ASSERT_EQ(0, pthread_create(&waker, NULL, storm_run, &st));
+	for (i = 0; i < STORM_ROUNDS && !ss.bad && !ss.early; i++) {
+		pthread_barrier_wait(&sync);
+		if (i % 4 == 1) {
+			usleep(2000);
+			pthread_kill(th, SIGUSR1);
+		}
+		pthread_barrier_wait(&sync);
+	}
+	ss.stop = true;
+	pthread_barrier_wait(&sync);
+	pthread_join(th, NULL);
+	__atomic_store_n(&st.stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(waker, NULL);
+	ksft_print_msg("%d rounds, %llu forged wake-ups: %llu timed out, %llu interrupted\n",
+		       i, (unsigned long long)st.wakes,
+		       (unsigned long long)ss.timeouts,
+		       (unsigned long long)ss.interrupts);
+	EXPECT_EQ(0, ss.bad);
+	EXPECT_EQ(0, ss.early);
+	EXPECT_EQ(STORM_ROUNDS, ss.timeouts + ss.interrupts);
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(ss.timeouts, stats.timeouts);
+	EXPECT_EQ(ss.interrupts, stats.interrupts);
+	EXPECT_EQ(STORM_ROUNDS, stats.waits);
+
+	/* Nothing left queued: the turn still comes to the sleeper. */
+	s = (struct sleeper){ .r = &b, .ticket = 1,
+			      .deadline_ns = now_ns() + 10 * SEC };
+	ASSERT_EQ(0, pthread_create(&th, NULL, sleep_on, &s));
+	usleep(100 * 1000);
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 0, &a.ctx));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, s.ret);
+	EXPECT_EQ(0, ordsched_ring_complete(&b.v, b.id, 1, &b.ctx));
+	EXPECT_EQ(2, ring_load(a.v.tail));
+
+	pthread_barrier_destroy(&sync);
+	ring_close(&b);
+	ring_close(&a);
+	close(fb);
+	close(fa);
 }
 
 TEST_HARNESS_MAIN
