@@ -1048,10 +1048,19 @@ TEST(turn_race)
  */
 #define RACE_ROUNDS	1000
 
+struct race;
+
+/* What thread @i of a race is started with. */
+struct race_arg {
+	struct race *rc;
+	int i;
+};
+
 struct race {
 	struct ring *b;
 	pthread_barrier_t *sync;
 	pthread_t th[2];
+	struct race_arg arg[2];
 	__u64 t1;
 	__u64 deadline_ns;
 	__u64 calls, timeouts, interrupts;
@@ -1101,28 +1110,16 @@ static void race_sleeper(struct race *rc, int i)
 		__atomic_store_n(&rc->bad, ret, __ATOMIC_RELAXED);
 }
 
-static void *race_run0(void *arg)
+static void *race_run(void *arg)
 {
-	struct race *rc = arg;
+	struct race_arg *a = arg;
+	struct race *rc = a->rc;
 
 	for (;;) {
 		pthread_barrier_wait(rc->sync);
 		if (rc->stop)
 			return NULL;
-		race_sleeper(rc, 0);
-		pthread_barrier_wait(rc->sync);
-	}
-}
-
-static void *race_run1(void *arg)
-{
-	struct race *rc = arg;
-
-	for (;;) {
-		pthread_barrier_wait(rc->sync);
-		if (rc->stop)
-			return NULL;
-		race_sleeper(rc, 1);
+		race_sleeper(rc, a->i);
 		pthread_barrier_wait(rc->sync);
 	}
 }
@@ -1149,8 +1146,11 @@ TEST(wake_races_leave)
 	ASSERT_EQ(0, pthread_barrier_init(&sync, NULL, 3));
 	rc.b = &b;
 	rc.sync = &sync;
-	ASSERT_EQ(0, pthread_create(&rc.th[0], NULL, race_run0, &rc));
-	ASSERT_EQ(0, pthread_create(&rc.th[1], NULL, race_run1, &rc));
+	for (i = 0; i < 2; i++) {
+		rc.arg[i] = (struct race_arg){ .rc = &rc, .i = i };
+		ASSERT_EQ(0, pthread_create(&rc.th[i], NULL, race_run,
+					    &rc.arg[i]));
+	}
 
 	t0 = now_ns();
 	for (i = 0; i < RACE_ROUNDS && !rc.bad; i++) {
