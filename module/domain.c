@@ -47,9 +47,11 @@
 #include <linux/gfp.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -255,6 +257,9 @@ static void domain_wake_turn(struct ordsched_domain *dom, u64 t,
 	struct ordsched_handle *h = (void *)*domain_slot(dom, t);
 
 	ordsched_domain_wake(dom, t, wk);
+	/* And the waiters of t + 1 ahead of their turn (see domain_sleep()). */
+	if (t + 1 != dom->head)
+		ordsched_domain_wake(dom, t + 1, wk);
 	/*
 	 * ordsched_domain_poll_wait() queues itself before it takes the
 	 * lock to look at the tail, and we changed the tail under the lock:
@@ -281,7 +286,8 @@ static void domain_advance(struct ordsched_domain *dom,
 	}
 	if (t == dom->tail)
 		return;
-	dom->tail = t;
+	/* Read without the lock by ordsched_domain_spin_turn(). */
+	smp_store_release(&dom->tail, t);
 	domain_publish(dom, ORDSCHED_STATUS_TAIL_OFFSET, t);
 	if (t != dom->head)
 		domain_wake_turn(dom, t, wk);
@@ -417,6 +423,38 @@ void ordsched_domain_schedule(u64 deadline_ns)
 				       HRTIMER_MODE_ABS, CLOCK_MONOTONIC);
 }
 
+/**
+ * ordsched_domain_spin_turn() - wait awake for the turn after the tail's
+ * @tail: the domain's tail, read without its lock
+ * @t: a ticket whose waiter was woken ahead of its turn
+ * @deadline_ns: absolute CLOCK_MONOTONIC deadline, or ORDSCHED_NO_DEADLINE
+ *
+ * With more waiting threads than CPUs the owner of the next ticket is
+ * asleep at every turn, and the turns form a chain of wake-ups, each a
+ * whole wake-up latency (on an idle CPU, an IPI and its exit from idle)
+ * while the CPUs mostly idle. So the wake-up at ticket t's turn also
+ * wakes the waiter of t + 1, which waits for its turn here: it gets its
+ * CPU while t's owner finishes. It spins while the tail is @t - 1 and
+ * this CPU has nothing else to run, for at most DOMAIN_SPIN_NS, not past
+ * @deadline_ns; then the caller looks at the tail again, and sleeps
+ * again, queued again, if the turn has not come: an early wake-up is one
+ * more spurious wake-up, and the waiter never returns before its turn.
+ *
+ * Context: process context, the task running, no lock held.
+ */
+void ordsched_domain_spin_turn(const u64 *tail, u64 t, u64 deadline_ns)
+{
+	u64 end = min(ktime_get_ns() + DOMAIN_SPIN_NS, deadline_ns);
+
+	/* Pairs with the tail's release store (domain_advance()) or CAS. */
+	while (smp_load_acquire(tail) == t - 1) {
+		if (need_resched() || !single_task_running() ||
+		    signal_pending(current) || ktime_get_ns() >= end)
+			return;
+		cpu_relax();
+	}
+}
+
 /* Wait for @t, held by @h and not at the tail; called and returns locked. */
 static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 			u64 t, u64 deadline_ns)
@@ -454,9 +492,17 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 			break;
 		/*
 		 * Dequeued by a waker (set under the lock, which we hold),
-		 * yet not the turn: queue again. A waker only wakes at the
-		 * turn or the retirement, so this is for robustness only.
+		 * yet not the turn: woken ahead of it, or for nothing. Wait
+		 * awake if it is next, then queue again if need be.
 		 */
+		if (w.woken && dom->tail == t - 1) {
+			spin_unlock(&dom->lock);
+			ordsched_domain_spin_turn(&dom->tail, t, deadline_ns);
+			spin_lock(&dom->lock);
+			ret = domain_check(dom, h, t);
+			if (ret || t == dom->tail)
+				break;
+		}
 		if (w.woken) {
 			ret = ordsched_domain_queue_waiter(h, &w);
 			if (ret)

@@ -222,8 +222,12 @@ TEST_F_TIMEOUT(threads, in_order, 300)
 	       variant->nthreads, (unsigned long long)st.completed,
 	       (unsigned long long)(now_ns() - t0) / 1000000,
 	       (unsigned long long)st.waits, (unsigned long long)st.wakeups);
-	/* Only the waiter whose turn came is woken: at most one per sleep. */
-	EXPECT_LE(st.wakeups, st.waits);
+	/*
+	 * Only the waiter whose turn came is woken, and the next one ahead
+	 * of its turn: at most two wake-ups per sleep, where a herd would
+	 * give up to one per thread.
+	 */
+	EXPECT_LE(st.wakeups, 2 * st.waits);
 }
 
 FIXTURE(procs) {

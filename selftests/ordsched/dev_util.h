@@ -114,6 +114,26 @@ static inline __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * Wait until @fd's domain has counted @want waits that slept, for at most
+ * @secs seconds; the stats are left in @st. Return: 0, or -1 on timeout or
+ * error.
+ */
+static inline int dev_waits_reach(int fd, __u64 want, unsigned int secs,
+				  struct ordsched_stats *st)
+{
+	__u64 t0 = now_ns();
+
+	do {
+		usleep(10 * 1000);
+		if (dev_stats(fd, st))
+			return -1;
+		if (st->waits >= want)
+			return 0;
+	} while (now_ns() - t0 < secs * 1000000000ULL);
+	return -1;
+}
+
 /* The status page of @fd's domain, read-only, or MAP_FAILED. */
 static inline const void *dev_map(int fd)
 {

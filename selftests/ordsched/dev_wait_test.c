@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -287,8 +288,9 @@ static void *wait_once(void *arg)
 
 /*
  * WAITERS threads sleep for tickets 1..WAITERS; completing 0 starts a
- * chain. Each thread must be woken once, by its own turn: a thundering
- * herd would wake the last one WAITERS times.
+ * chain. Each thread must be woken by its own turn, and at most once
+ * before it by the turn of the ticket before its own (woken ahead): a
+ * thundering herd would wake the last one WAITERS times.
  */
 TEST(only_the_turn_is_woken)
 {
@@ -296,7 +298,6 @@ TEST(only_the_turn_is_woken)
 	pthread_t th[WAITERS];
 	struct ordsched_stats st;
 	int fd = dev_open(), i;
-	__u64 t0;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, dev_take(fd, WAITERS + 1, NULL));
@@ -304,11 +305,7 @@ TEST(only_the_turn_is_woken)
 		w[i] = (struct waiter){ .fd = fd, .ticket = i + 1 };
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, wait_once, &w[i]));
 	}
-	t0 = now_ns();
-	do {
-		usleep(10000);
-		ASSERT_EQ(0, dev_stats(fd, &st));
-	} while (st.waits < WAITERS && now_ns() - t0 < 20 * SEC);
+	dev_waits_reach(fd, WAITERS, 20, &st);
 	ASSERT_EQ(WAITERS, st.waits);
 	ASSERT_EQ(0, dev_complete(fd, 0, 1));
 	for (i = 0; i < WAITERS; i++) {
@@ -324,8 +321,70 @@ TEST(only_the_turn_is_woken)
 		EXPECT_GE(WAITERS / 2, w[i].switches);
 	}
 	ASSERT_EQ(0, dev_stats(fd, &st));
-	EXPECT_EQ(WAITERS, st.wakeups);
+	EXPECT_LE(WAITERS, st.wakeups);
+	EXPECT_GE(2 * WAITERS - 1, st.wakeups);
 	EXPECT_EQ(WAITERS + 1, st.tail);
+	close(fd);
+}
+
+struct sleeper {
+	int fd;
+	__u64 ticket;
+	int ret;
+	bool done;
+};
+
+static void *sleep_once(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->ret = dev_wait(s->fd, s->ticket, now_ns() + 20 * SEC);
+	__atomic_store_n(&s->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * The turn of 1 also wakes the sleeper of 2, ahead of its turn: it must
+ * not return before the turn, and must still be woken at it after it went
+ * back to sleep.
+ */
+TEST(next_is_woken_ahead)
+{
+	struct sleeper s1 = { .ticket = 1 }, s2 = { .ticket = 2 };
+	struct ordsched_stats st;
+	pthread_t th1, th2;
+	int fd = dev_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dev_take(fd, 3, NULL));
+	s1.fd = fd;
+	s2.fd = fd;
+	ASSERT_EQ(0, pthread_create(&th1, NULL, sleep_once, &s1));
+	ASSERT_EQ(0, pthread_create(&th2, NULL, sleep_once, &s2));
+	dev_waits_reach(fd, 2, 10, &st);
+	ASSERT_EQ(2, st.waits);
+	ASSERT_EQ(0, st.wakeups);
+
+	ASSERT_EQ(0, dev_complete(fd, 0, 1));
+	pthread_join(th1, NULL);
+	EXPECT_EQ(0, s1.ret);
+	ASSERT_EQ(0, dev_stats(fd, &st));
+	EXPECT_EQ(2, st.wakeups);
+
+	/* Far longer than the spin: 2 is asleep again, and not back. */
+	usleep(300 * 1000);
+	EXPECT_FALSE(__atomic_load_n(&s2.done, __ATOMIC_SEQ_CST));
+	ASSERT_EQ(0, dev_stats(fd, &st));
+	EXPECT_EQ(1, st.tail);
+	EXPECT_EQ(2, st.waits);
+
+	ASSERT_EQ(0, dev_complete(fd, 1, 1));
+	pthread_join(th2, NULL);
+	EXPECT_EQ(0, s2.ret);
+	ASSERT_EQ(0, dev_stats(fd, &st));
+	EXPECT_EQ(3, st.wakeups);
+	EXPECT_EQ(0, st.timeouts);
+	EXPECT_EQ(0, dev_complete(fd, 2, 1));
 	close(fd);
 }
 

@@ -477,6 +477,71 @@ TEST(wait_sleeps_and_is_woken)
 	close(fa);
 }
 
+/*
+ * The wake-up at ticket 1's turn also wakes the sleeper of ticket 2, ahead
+ * of its turn: it must not return before the turn, and must still be woken
+ * at it after it went back to sleep.
+ */
+TEST(wake_ahead)
+{
+	struct ordsched_stats stats;
+	struct sleeper s1, s2;
+	pthread_t th1, th2;
+	__u64 t, wakeups;
+	struct ring a;
+	int fa, i;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ordsched_ring_take(&a.v, a.id, &t));
+		ASSERT_EQ(i, t);
+	}
+	s1 = (struct sleeper){ .r = &a, .ticket = 1,
+			       .deadline_ns = now_ns() + 20 * SEC };
+	s2 = (struct sleeper){ .r = &a, .ticket = 2,
+			       .deadline_ns = now_ns() + 20 * SEC };
+	ASSERT_EQ(0, pthread_create(&th1, NULL, sleep_on, &s1));
+	ASSERT_EQ(0, pthread_create(&th2, NULL, sleep_on, &s2));
+	ASSERT_EQ(0, dev_waits_reach(fa, 2, 10, &stats));
+	wakeups = stats.wakeups;
+
+	/* The mover onto 1 enters the kernel once: both are woken. */
+	__atomic_store_n(&ring_syscalls, 0, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 0, &a.ctx));
+	EXPECT_EQ(1, ring_syscalls);
+	pthread_join(th1, NULL);
+	EXPECT_EQ(0, s1.ret);
+	/* As the library does after the wait: the flag taken back. */
+	EXPECT_TRUE(ring_cas(ordsched_ring_slot(&a.v, 1),
+			     ordsched_ring_word(1, a.id, ORDSCHED_RING_SLEEPING),
+			     ordsched_ring_word(1, a.id, ORDSCHED_RING_OWNED)));
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(wakeups + 2, stats.wakeups);
+
+	/* Far longer than the spin: 2 is asleep again, and not back. */
+	usleep(300 * 1000);
+	EXPECT_FALSE(__atomic_load_n(&s2.done, __ATOMIC_SEQ_CST));
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(1, stats.tail);
+	EXPECT_EQ(2, stats.waits);
+
+	/* Its flag kept: the mover onto 2 wakes it, at its turn. */
+	__atomic_store_n(&ring_syscalls, 0, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 1, &a.ctx));
+	EXPECT_EQ(1, ring_syscalls);
+	pthread_join(th2, NULL);
+	EXPECT_EQ(0, s2.ret);
+	ASSERT_EQ(0, dev_stats(fa, &stats));
+	EXPECT_EQ(wakeups + 3, stats.wakeups);
+	EXPECT_EQ(0, stats.timeouts);
+	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 2, &a.ctx));
+
+	ring_close(&a);
+	close(fa);
+}
+
 /* The kernel releases a killed participant's tickets, sleeping or not. */
 TEST(killed_holder_is_released)
 {

@@ -208,7 +208,13 @@ struct ordsched_new_handle {
  * @trashed: out: tickets trashed by a command
  * @released: out: tickets trashed because their handle was released
  * @waits: out: wait commands that found the ticket not yet at its turn
- * @wakeups: out: waiters woken, by a turn or a retirement of their ticket
+ * @wakeups: out: waiters woken, by a turn or a retirement of their ticket,
+ *	or ahead of their turn: the wake-up at a ticket's turn also wakes
+ *	the waiters of the next ticket (in a ring domain, the ones
+ *	ORDSCHED_IOC_RING_WAKE wakes), which wait for theirs in the kernel,
+ *	spinning while their CPU has nothing else to run for at most about
+ *	100 microseconds, then asleep again; a wait never returns before
+ *	its turn
  * @timeouts: out: waits that reached their deadline
  * @interrupts: out: waits interrupted by a signal
  * @full: out: take commands answered EAGAIN

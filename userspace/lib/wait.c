@@ -9,7 +9,9 @@
  * With the shared ring, the spin also costs no system call when the turn
  * comes during it, whatever the handle; the sleep flags the slot SLEEPING
  * first, so that whoever moves the tail onto the ticket wakes it
- * (ORDSCHED_IOC_RING_WAIT, ORDSCHED_IOC_RING_WAKE).
+ * (ORDSCHED_IOC_RING_WAIT, ORDSCHED_IOC_RING_WAKE); that wake-up also
+ * gets the next ticket's sleeper onto a CPU ahead of its turn, which it
+ * awaits in the kernel.
  */
 #include <time.h>
 
