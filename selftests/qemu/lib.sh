@@ -237,7 +237,7 @@ result() { # result STATUS NAME [# why]
 # judge KERNEL LABEL [EXPECTED_RE]: print every result of a boot, with
 # diagnostics (guest log, splats, console tail) when anything failed.
 judge() {
-	local k=$1 label=$2 out=$work/logs/$2 line st rest bad=0
+	local k=$1 label=$2 out=$work/logs/$2 line st rest bad=0 first
 	evaluate "$label" "${3:-}"
 	while IFS= read -r line; do
 		case "$line" in
@@ -247,14 +247,19 @@ judge() {
 		esac
 		result "$st" "$k: $rest"
 	done < "$out/verdict"
+	# The first splat's report (RIP, call trace) comes first: a reader
+	# who sees only the head of the output still sees what crashed.
+	if [ $bad = 1 ] && [ -s "$out/splats" ]; then
+		first=$(head -n1 "$out/splats" | cut -d: -f1)
+		echo "# the first kernel splat, from line $first of $out/console.log:"
+		tail -n "+$first" "$out/console.log" | head -n 60 | sed 's/^/#   /'
+		echo "# every splat line:"
+		head -n 40 "$out/splats" | sed 's/^/#   /'
+	fi
 	if [ "$mode" = run ] || [ $bad = 1 ]; then
 		sed 's/^/# /' "$out/diag"
 	fi
 	[ $bad = 1 ] || return 0
-	if [ -s "$out/splats" ]; then
-		echo "# kernel splats in $out/console.log:"
-		head -n 40 "$out/splats" | sed 's/^/#   /'
-	fi
 	echo "# last lines of $out/console.log:"
 	tail -n 60 "$out/console.log" | sed 's/^/#   /'
 }
