@@ -506,16 +506,20 @@ static void *wait_long(void *arg)
 {
 	struct long_waiter *w = arg;
 
-	while ((w->ret = dev_wait(w->fd, w->ticket, now_ns() + 60 * SEC)) ==
+	while ((w->ret = dev_wait(w->fd, w->ticket, now_ns() + 120 * SEC)) ==
 	       -EBUSY)
 		usleep(1000);
 	return NULL;
 }
 
-/* Probe with short waits until one answers EBUSY: 0, or the last answer. */
+/*
+ * Probe with short waits until one answers EBUSY: 0, or the last answer.
+ * The 128 sleepers of a handle take a while to be created and queued in
+ * an emulated guest on a loaded host: 5 s were once not enough.
+ */
 static int wait_busy(int fd, __u64 t)
 {
-	__u64 end = now_ns() + 5 * SEC;
+	__u64 end = now_ns() + 30 * SEC;
 	int ret;
 
 	do {
