@@ -167,6 +167,42 @@ void ordsched_domain_wake(struct ordsched_domain *dom, u64 t,
 }
 
 /**
+ * ordsched_domain_wake_ahead() - wake the threads waiting for the ticket
+ *	after the tail, ahead of its turn
+ * @dom: the domain
+ * @t: the ticket; nobody else is woken
+ * @wk: where the threads go until ordsched_domain_wakes_flush()
+ *
+ * Unlike ordsched_domain_wake(), leaves each waiter queued and unmarked:
+ * its thread waits for the turn awake (ordsched_domain_spin_turn()), then
+ * sleeps again as it is, and the turn's wake-up dequeues it as usual. So
+ * a wake-up ahead never costs a waiter its place: it cannot be refused
+ * (EBUSY) by the limits that a thread arriving meanwhile filled. Its
+ * thread cannot leave the wait without the lock, which we hold, so the
+ * task is alive while we take the reference for the wake-up.
+ *
+ * Context: the domain lock held.
+ */
+void ordsched_domain_wake_ahead(struct ordsched_domain *dom, u64 t,
+				struct domain_wakes *wk)
+{
+	struct domain_waiter *w;
+
+	lockdep_assert_held(&dom->lock);
+	list_for_each_entry(w, &dom->waiters[t % DOMAIN_BUCKETS], node) {
+		if (w->ticket != t)
+			continue;
+		dom->stats.wakeups++;
+		if (wk->n == DOMAIN_WAKES) {
+			wake_up_process(w->task);
+			continue;
+		}
+		get_task_struct(w->task);
+		wk->task[wk->n++] = w->task;
+	}
+}
+
+/**
  * ordsched_domain_wakes_flush() - wake the threads ordsched_domain_wake()
  *	set aside
  * @wk: the threads, and their references, which are dropped
@@ -209,13 +245,18 @@ static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count,
  * ordsched_domain_queue_waiter() - queue a waiter, within the limits
  * @h: the handle it waits with
  * @w: the waiter, its ticket and task set; not queued (never, or
- *	dequeued since)
+ *	dequeued by a waker since: then marked woken)
  *
- * Clears @w->woken: a waker dequeues and marks it again.
+ * Clears @w->woken: a waker dequeues and marks it again. A waiter a waker
+ * dequeued was let in when its wait began, and its wait goes on: it is
+ * queued again whatever the limits, so that a wait is refused only when
+ * it begins, not after it slept. Only a wake-up that neither ends the
+ * wait nor is ahead of the turn dequeues such a waiter (a RING_WAKE of a
+ * ticket not yet at the tail), so the limits are passed only then.
  *
  * Context: the domain lock held.
- * Return: 0, or -EBUSY when @h or its domain has as many sleeping threads
- * as allowed.
+ * Return: 0, or -EBUSY when @w is new and @h or its domain has as many
+ * sleeping threads as allowed.
  */
 int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 				 struct domain_waiter *w)
@@ -223,8 +264,8 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 	struct ordsched_domain *dom = h->dom;
 
 	lockdep_assert_held(&dom->lock);
-	if (h->waiting >= ORDSCHED_MAX_WAITERS_HANDLE ||
-	    dom->waiting >= ORDSCHED_MAX_WAITERS_DOMAIN)
+	if (!w->woken && (h->waiting >= ORDSCHED_MAX_WAITERS_HANDLE ||
+			  dom->waiting >= ORDSCHED_MAX_WAITERS_DOMAIN))
 		return -EBUSY;
 	h->waiting++;
 	dom->waiting++;
@@ -259,7 +300,7 @@ static void domain_wake_turn(struct ordsched_domain *dom, u64 t,
 	ordsched_domain_wake(dom, t, wk);
 	/* And the waiters of t + 1 ahead of their turn (see domain_sleep()). */
 	if (t + 1 != dom->head)
-		ordsched_domain_wake(dom, t + 1, wk);
+		ordsched_domain_wake_ahead(dom, t + 1, wk);
 	/*
 	 * ordsched_domain_poll_wait() queues itself before it takes the
 	 * lock to look at the tail, and we changed the tail under the lock:
@@ -437,7 +478,7 @@ void ordsched_domain_schedule(u64 deadline_ns)
  * CPU while t's owner finishes. It spins while the tail is @t - 1 and
  * this CPU has nothing else to run, for at most DOMAIN_SPIN_NS, not past
  * @deadline_ns; then the caller looks at the tail again, and sleeps
- * again, queued again, if the turn has not come: an early wake-up is one
+ * again, still queued, if the turn has not come: an early wake-up is one
  * more spurious wake-up, and the waiter never returns before its turn.
  *
  * Context: process context, the task running, no lock held.
@@ -491,11 +532,11 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 		if (ret || t == dom->tail)
 			break;
 		/*
-		 * Dequeued by a waker (set under the lock, which we hold),
-		 * yet not the turn: woken ahead of it, or for nothing. Wait
-		 * awake if it is next, then queue again if need be.
+		 * Not the turn: woken ahead of it, still queued
+		 * (ordsched_domain_wake_ahead()), or for nothing. Wait awake
+		 * if it is next, then sleep again.
 		 */
-		if (w.woken && dom->tail == t - 1) {
+		if (dom->tail == t - 1) {
 			spin_unlock(&dom->lock);
 			ordsched_domain_spin_turn(&dom->tail, t, deadline_ns);
 			spin_lock(&dom->lock);
@@ -503,11 +544,13 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 			if (ret || t == dom->tail)
 				break;
 		}
-		if (w.woken) {
-			ret = ordsched_domain_queue_waiter(h, &w);
-			if (ret)
-				return ret;
-		}
+		/*
+		 * Dequeued by a waker (set under the lock, which we hold),
+		 * yet neither the turn nor retired: for robustness only.
+		 * Queueing again cannot fail: the wait was let in.
+		 */
+		if (w.woken)
+			ordsched_domain_queue_waiter(h, &w);
 	}
 	if (!w.woken)
 		ordsched_domain_dequeue_waiter(h, &w);

@@ -152,6 +152,8 @@ struct domain_wakes {
 
 void ordsched_domain_wake(struct ordsched_domain *dom, u64 t,
 			  struct domain_wakes *wk);
+void ordsched_domain_wake_ahead(struct ordsched_domain *dom, u64 t,
+				struct domain_wakes *wk);
 void ordsched_domain_wakes_flush(struct domain_wakes *wk);
 int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 				 struct domain_waiter *w);

@@ -647,4 +647,118 @@ TEST(waiters_are_bounded_in_a_ring)
 	bounded_waiters(_metadata, true);
 }
 
+/* Sleep once until the turn: EBUSY is an answer here, not a retry. */
+static void *sleep_long(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->ret = dev_wait(s->fd, s->ticket, now_ns() + 120 * SEC);
+	__atomic_store_n(&s->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+struct prober {
+	int fd;
+	__u64 ticket;
+	bool stop;
+	unsigned int let_in;	/* waits that slept until their deadline */
+};
+
+/* Try to sleep on a full handle until told to stop. */
+static void *probe_room(void *arg)
+{
+	struct prober *p = arg;
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_SEQ_CST))
+		if (dev_wait(p->fd, p->ticket, now_ns() + 20 * MS) ==
+		    -ETIMEDOUT)
+			p->let_in++;
+	return NULL;
+}
+
+/*
+ * A handle full of sleepers, all for ticket 2, sees the turn of 1: they
+ * are woken ahead of theirs, while a prober keeps trying to sleep on the
+ * same handle. A sleeper woken ahead keeps its place: the prober is never
+ * let in, and every sleeper's wait ends at its turn with 0, never with
+ * EBUSY (the wake-up ahead once dequeued them, and a prober that took a
+ * place in between had them answer EBUSY).
+ */
+static void woken_ahead(struct __test_metadata *_metadata, bool ring)
+{
+	static struct sleeper s[ORDSCHED_MAX_WAITERS_HANDLE];
+	static pthread_t th[ORDSCHED_MAX_WAITERS_HANDLE];
+	struct ordsched_ring_setup setup = { 0 };
+	struct prober p = { .ticket = 3 };
+	struct ordsched_stats st;
+	pthread_attr_t attr;
+	int fd0 = dev_open(), fd1, i;
+	pthread_t pth;
+	__u64 t;
+
+	ASSERT_LE(0, fd0);
+	if (ring)
+		ASSERT_EQ(0, dev_ioctl(fd0, ORDSCHED_IOC_RING_SETUP, &setup));
+	fd1 = dev_new_handle(fd0, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(0, dev_take(fd0, 1, &t));
+	ASSERT_EQ(0, t);
+	for (i = 1; i <= 3; i++) {
+		ASSERT_EQ(0, dev_take(fd1, 1, &t));
+		ASSERT_EQ(i, t);
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 0; i < ORDSCHED_MAX_WAITERS_HANDLE; i++) {
+		s[i] = (struct sleeper){ .fd = fd1, .ticket = 2 };
+		ASSERT_EQ(0, pthread_create(&th[i], &attr, sleep_long, &s[i]));
+	}
+	pthread_attr_destroy(&attr);
+	ASSERT_EQ(0, dev_waits_reach(fd0, ORDSCHED_MAX_WAITERS_HANDLE, 60,
+				     &st));
+	p.fd = fd1;
+	ASSERT_EQ(-EBUSY, dev_wait(fd1, 3, now_ns() + 10 * MS));
+	ASSERT_EQ(0, pthread_create(&pth, NULL, probe_room, &p));
+
+	/* The turn of 1, whose handle sleeps on 2. */
+	ASSERT_EQ(0, dev_complete(fd0, 0, 1));
+	for (i = 0; i < 1000; i++) {
+		ASSERT_EQ(0, dev_stats(fd0, &st));
+		if (st.wakeups >= ORDSCHED_MAX_WAITERS_HANDLE)
+			break;
+		usleep(10 * 1000);
+	}
+	EXPECT_EQ(ORDSCHED_MAX_WAITERS_HANDLE, st.wakeups);
+	/* Far longer than the spin: all asleep again, none gone. */
+	usleep(300 * 1000);
+	__atomic_store_n(&p.stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(pth, NULL);
+	EXPECT_EQ(0, p.let_in);
+	for (i = 0; i < ORDSCHED_MAX_WAITERS_HANDLE; i++)
+		EXPECT_FALSE(__atomic_load_n(&s[i].done, __ATOMIC_SEQ_CST));
+
+	ASSERT_EQ(0, dev_complete(fd1, 1, 1));
+	for (i = 0; i < ORDSCHED_MAX_WAITERS_HANDLE; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, s[i].ret);
+	}
+	ASSERT_EQ(0, dev_stats(fd0, &st));
+	EXPECT_EQ(0, st.timeouts);
+	EXPECT_EQ(ORDSCHED_MAX_WAITERS_HANDLE, st.waits);
+	EXPECT_EQ(0, dev_complete(fd1, 2, 1));
+	EXPECT_EQ(0, dev_complete(fd1, 3, 1));
+	close(fd1);
+	close(fd0);
+}
+
+TEST(woken_ahead_keep_their_place)
+{
+	woken_ahead(_metadata, false);
+}
+
+TEST(woken_ahead_keep_their_place_in_a_ring)
+{
+	woken_ahead(_metadata, true);
+}
+
 TEST_HARNESS_MAIN

@@ -126,9 +126,10 @@ struct ordsched_take {
  * @ticket. EALREADY: @ticket was completed or trashed (also when that
  * happens during the wait). EBUSY: ORDSCHED_MAX_WAITERS_HANDLE threads
  * already sleep on the handle, or ORDSCHED_MAX_WAITERS_DOMAIN on its
- * domain (also for the sleeps of ORDSCHED_IOC_COMPLETE_WAIT and
- * ORDSCHED_IOC_RING_WAIT); a wait that finds its turn at once never
- * answers it.
+ * domain, when the wait begins (also for the sleeps of
+ * ORDSCHED_IOC_COMPLETE_WAIT and ORDSCHED_IOC_RING_WAIT): never once it
+ * slept, unless a signal's restart begins it again; a wait that finds
+ * its turn at once never answers it.
  */
 struct ordsched_wait {
 	__u64 ticket;
