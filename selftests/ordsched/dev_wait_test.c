@@ -676,28 +676,34 @@ static void *probe_room(void *arg)
 	return NULL;
 }
 
+/* How woken_ahead() wakes the sleepers of ticket 2 before its turn. */
+enum wake_early { TURN_OF_1, TURN_OF_1_RING, FORGED_WAKES };
+
 /*
- * A handle full of sleepers, all for ticket 2, sees the turn of 1: they
- * are woken ahead of theirs, while a prober keeps trying to sleep on the
- * same handle. A sleeper woken ahead keeps its place: the prober is never
- * let in, and every sleeper's wait ends at its turn with 0, never with
- * EBUSY (the wake-up ahead once dequeued them, and a prober that took a
- * place in between had them answer EBUSY).
+ * A handle full of sleepers, all for ticket 2, is woken before its turn
+ * while a prober keeps trying to sleep on the same handle, by the turn of
+ * 1 (waking ahead), or by RING_WAKEs of 2 that another handle forges.
+ * Woken ahead, a sleeper keeps its place: the prober is never let in (the
+ * wake-up ahead once dequeued them, and a prober that took a place in
+ * between had them answer EBUSY). A forged wake-up does dequeue them: the
+ * prober may get in, but they sleep on past the limits. Either way every
+ * sleeper's wait ends at its turn with 0, never with EBUSY.
  */
-static void woken_ahead(struct __test_metadata *_metadata, bool ring)
+static void woken_ahead(struct __test_metadata *_metadata, enum wake_early how)
 {
 	static struct sleeper s[ORDSCHED_MAX_WAITERS_HANDLE];
 	static pthread_t th[ORDSCHED_MAX_WAITERS_HANDLE];
 	struct ordsched_ring_setup setup = { 0 };
+	struct ordsched_ring_wake wake = { .ticket = 2 };
 	struct prober p = { .ticket = 3 };
+	__u64 t;
 	struct ordsched_stats st;
 	pthread_attr_t attr;
 	int fd0 = dev_open(), fd1, i;
 	pthread_t pth;
-	__u64 t;
 
 	ASSERT_LE(0, fd0);
-	if (ring)
+	if (how != TURN_OF_1)
 		ASSERT_EQ(0, dev_ioctl(fd0, ORDSCHED_IOC_RING_SETUP, &setup));
 	fd1 = dev_new_handle(fd0, ORDSCHED_HANDLE_CLOEXEC);
 	ASSERT_LE(0, fd1);
@@ -720,31 +726,48 @@ static void woken_ahead(struct __test_metadata *_metadata, bool ring)
 	ASSERT_EQ(-EBUSY, dev_wait(fd1, 3, now_ns() + 10 * MS));
 	ASSERT_EQ(0, pthread_create(&pth, NULL, probe_room, &p));
 
-	/* The turn of 1, whose handle sleeps on 2. */
-	ASSERT_EQ(0, dev_complete(fd0, 0, 1));
+	if (how == FORGED_WAKES) {
+		/* Ten of them: each wakes those queued again by then. */
+		for (i = 0; i < 10; i++) {
+			ASSERT_EQ(0, dev_ioctl(fd0, ORDSCHED_IOC_RING_WAKE,
+					       &wake));
+			usleep(50 * 1000);
+		}
+	} else {
+		/* The turn of 1, whose handle sleeps on 2. */
+		ASSERT_EQ(0, dev_complete(fd0, 0, 1));
+	}
 	for (i = 0; i < 1000; i++) {
 		ASSERT_EQ(0, dev_stats(fd0, &st));
 		if (st.wakeups >= ORDSCHED_MAX_WAITERS_HANDLE)
 			break;
 		usleep(10 * 1000);
 	}
-	EXPECT_EQ(ORDSCHED_MAX_WAITERS_HANDLE, st.wakeups);
+	EXPECT_LE(ORDSCHED_MAX_WAITERS_HANDLE, st.wakeups);
+	if (how == FORGED_WAKES) {
+		EXPECT_GE(10 * ORDSCHED_MAX_WAITERS_HANDLE, st.wakeups);
+	} else {
+		EXPECT_EQ(ORDSCHED_MAX_WAITERS_HANDLE, st.wakeups);
+	}
 	/* Far longer than the spin: all asleep again, none gone. */
 	usleep(300 * 1000);
 	__atomic_store_n(&p.stop, true, __ATOMIC_SEQ_CST);
 	pthread_join(pth, NULL);
-	EXPECT_EQ(0, p.let_in);
+	if (how != FORGED_WAKES)
+		EXPECT_EQ(0, p.let_in);
 	for (i = 0; i < ORDSCHED_MAX_WAITERS_HANDLE; i++)
 		EXPECT_FALSE(__atomic_load_n(&s[i].done, __ATOMIC_SEQ_CST));
 
+	if (how == FORGED_WAKES)
+		ASSERT_EQ(0, dev_complete(fd0, 0, 1));
 	ASSERT_EQ(0, dev_complete(fd1, 1, 1));
 	for (i = 0; i < ORDSCHED_MAX_WAITERS_HANDLE; i++) {
 		pthread_join(th[i], NULL);
 		EXPECT_EQ(0, s[i].ret);
 	}
 	ASSERT_EQ(0, dev_stats(fd0, &st));
-	EXPECT_EQ(0, st.timeouts);
-	EXPECT_EQ(ORDSCHED_MAX_WAITERS_HANDLE, st.waits);
+	EXPECT_EQ(0, st.timeouts - p.let_in);
+	EXPECT_EQ(ORDSCHED_MAX_WAITERS_HANDLE + p.let_in, st.waits);
 	EXPECT_EQ(0, dev_complete(fd1, 2, 1));
 	EXPECT_EQ(0, dev_complete(fd1, 3, 1));
 	close(fd1);
@@ -753,12 +776,17 @@ static void woken_ahead(struct __test_metadata *_metadata, bool ring)
 
 TEST(woken_ahead_keep_their_place)
 {
-	woken_ahead(_metadata, false);
+	woken_ahead(_metadata, TURN_OF_1);
 }
 
 TEST(woken_ahead_keep_their_place_in_a_ring)
 {
-	woken_ahead(_metadata, true);
+	woken_ahead(_metadata, TURN_OF_1_RING);
+}
+
+TEST(forged_wakes_let_no_sleeper_go)
+{
+	woken_ahead(_metadata, FORGED_WAKES);
 }
 
 TEST_HARNESS_MAIN
