@@ -334,11 +334,12 @@ struct sleeper {
 	bool done;
 };
 
+/* Sleep once until the turn: EBUSY is an answer here, not a retry. */
 static void *sleep_once(void *arg)
 {
 	struct sleeper *s = arg;
 
-	s->ret = dev_wait(s->fd, s->ticket, now_ns() + 20 * SEC);
+	s->ret = dev_wait(s->fd, s->ticket, now_ns() + 120 * SEC);
 	__atomic_store_n(&s->done, true, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -647,16 +648,6 @@ TEST(waiters_are_bounded_in_a_ring)
 	bounded_waiters(_metadata, true);
 }
 
-/* Sleep once until the turn: EBUSY is an answer here, not a retry. */
-static void *sleep_long(void *arg)
-{
-	struct sleeper *s = arg;
-
-	s->ret = dev_wait(s->fd, s->ticket, now_ns() + 120 * SEC);
-	__atomic_store_n(&s->done, true, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
 struct prober {
 	int fd;
 	__u64 ticket;
@@ -717,7 +708,7 @@ static void woken_ahead(struct __test_metadata *_metadata, enum wake_early how)
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	for (i = 0; i < ORDSCHED_MAX_WAITERS_HANDLE; i++) {
 		s[i] = (struct sleeper){ .fd = fd1, .ticket = 2 };
-		ASSERT_EQ(0, pthread_create(&th[i], &attr, sleep_long, &s[i]));
+		ASSERT_EQ(0, pthread_create(&th[i], &attr, sleep_once, &s[i]));
 	}
 	pthread_attr_destroy(&attr);
 	ASSERT_EQ(0, dev_waits_reach(fd0, ORDSCHED_MAX_WAITERS_HANDLE, 60,
