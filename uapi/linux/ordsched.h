@@ -214,8 +214,8 @@ struct ordsched_new_handle {
  *	the waiters of the next ticket (in a ring domain, the ones
  *	ORDSCHED_IOC_RING_WAKE wakes), which wait for theirs in the kernel,
  *	spinning while their CPU has nothing else to run for at most about
- *	100 microseconds, then asleep again; a wait never returns before
- *	its turn
+ *	100 microseconds, then asleep again; a wake-up ahead never makes a
+ *	wait return before its turn
  * @timeouts: out: waits that reached their deadline
  * @interrupts: out: waits interrupted by a signal
  * @full: out: take commands answered EAGAIN

@@ -246,15 +246,16 @@ struct ordsched_ring_wait {
  * @flags: in: 0
  * @pad: in: 0
  *
- * Wakes the threads waiting for @ticket in ORDSCHED_IOC_RING_WAIT, and
- * poll() on the handle that owns it. When @ticket is the tail, it also
- * wakes the threads waiting for @ticket + 1 if its slot is flagged
- * SLEEPING, ahead of their turn: so that they have a CPU when it comes.
- * Such a thread does not return early: it stays in the kernel, spinning
- * for its turn while its CPU has nothing else to run, for at most about
- * 100 microseconds, and then sleeps again until woken, its slot still
- * flagged. Nobody else is woken. Any handle may call it for any ticket:
- * a wake that finds nothing to do is harmless.
+ * Wakes the threads waiting for @ticket in ORDSCHED_IOC_RING_WAIT (or in
+ * the other wait commands, on a handle of this domain), and poll() on the
+ * handle that owns it. When @ticket is the tail, it also wakes the
+ * threads waiting for @ticket + 1 if its slot is flagged SLEEPING, ahead
+ * of their turn: so that they have a CPU when it comes. Such a thread
+ * does not return early: it stays in the kernel, spinning for its turn
+ * while its CPU has nothing else to run, for at most about 100
+ * microseconds and never past its deadline, and then sleeps again until
+ * woken, its slot still flagged. Nobody else is woken. Any handle may
+ * call it for any ticket: a wake that finds nothing to do is harmless.
  */
 struct ordsched_ring_wake {
 	__u64 ticket;
