@@ -129,6 +129,7 @@ void os_ring_flag(struct ordsched *os, uint64_t ticket)
  * pollable handle's tickets keep their flag the same way; when the wait
  * returns 0 the mover saw the flag and woke the pollers already.
  */
+__attribute__((noinline))
 static int ring_wait(struct ordsched *os, uint64_t ticket,
 		     uint64_t deadline_ns)
 {
@@ -165,14 +166,15 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	return ret;
 }
 
-int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
+/* The ioctl path: a short spin on the mapped tail, then the kernel. */
+__attribute__((noinline))
+static int ioctl_wait(struct ordsched *os, uint64_t ticket,
+		      uint64_t deadline_ns)
 {
 	struct ordsched_wait w = { .ticket = ticket, .deadline_ns = deadline_ns };
 	unsigned int i, spin;
 	uint64_t tail;
 
-	if (os_ring(os))
-		return ring_wait(os, ticket, deadline_ns);
 	spin = __atomic_load_n(&os->spin, __ATOMIC_RELAXED);
 
 	/* Only a ticket we hold can be our turn without asking the kernel. */
@@ -188,6 +190,22 @@ int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
 		cpu_relax();
 	}
 	return os_ioctl(os, ORDSCHED_IOC_WAIT, &w);
+}
+
+/*
+ * The paths are out of line so that this one, the turn already there on
+ * the ring, saves no registers: it is most waits with threads <= CPUs.
+ */
+OS_HOT int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
+{
+	if (!os_ring(os))
+		return ioctl_wait(os, ticket, deadline_ns);
+	/* ring_wait() would check the slot and give this answer too. */
+	if (os_ring_load(os->view.tail) == ticket)
+		return ordsched_ring_check(
+			os_ring_load(ordsched_ring_slot(&os->view, ticket)),
+			ticket, os->ring_id);
+	return ring_wait(os, ticket, deadline_ns);
 }
 
 int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
