@@ -11,7 +11,8 @@
  * delay_base) has a lock of its own, which protects the wheel and the
  * tasks it guards. All are irq-safe because the hrtimer callback takes
  * d->lock in hard interrupt and queue and cancel may be called there, and
- * raw because a spinlock_t sleeps on PREEMPT_RT. Nothing under them may
+ * raw because a spinlock_t sleeps on PREEMPT_RT, where the callback runs
+ * in hard interrupt too: the timer is set up and started in hard mode. Nothing under them may
  * sleep on RT either: they nest only raw locks (hrtimer base, workqueue
  * pool, stream), and the wake-up of flushes, whose wait queue has a
  * spinlock_t, is a work item queued from under them (see
@@ -752,7 +753,7 @@ static void delay_arm(struct ordsched_delay *d, ktime_t first, ktime_t latest)
 	d->stats.rearms++;
 	trace_ordsched_delay_arm(d->inst.id, first, latest - first);
 	hrtimer_start_range_ns(&d->timer, first, latest - first,
-			       HRTIMER_MODE_ABS);
+			       HRTIMER_MODE_ABS_HARD);
 }
 
 static void delay_kick(struct ordsched_delay *d)
@@ -2064,8 +2065,9 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 		b->next = U64_MAX;
 	}
 	d->wheel_next = U64_MAX;
+	/* Hard: the callback runs in hard interrupt on PREEMPT_RT too. */
 	ordsched_hrtimer_setup(&d->timer, delay_expire, CLOCK_MONOTONIC,
-			       HRTIMER_MODE_ABS);
+			       HRTIMER_MODE_ABS_HARD);
 	d->armed = KTIME_MAX;
 	d->slack = params->slack_ns;
 	INIT_WORK(&d->dispatch, delay_dispatch);
