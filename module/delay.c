@@ -12,7 +12,7 @@
  * tasks it guards. All are irq-safe because the hrtimer callback takes
  * d->lock in hard interrupt and queue and cancel may be called there, and
  * raw because a spinlock_t sleeps on PREEMPT_RT, where the callback runs
- * in hard interrupt too: the timer is set up and started in hard mode. Nothing under them may
+ * in hard interrupt too (see "Interrupt tasks"). Nothing under them may
  * sleep on RT either: they nest only raw locks (hrtimer base, workqueue
  * pool, stream), and the wake-up of flushes, whose wait queue has a
  * spinlock_t, is a work item queued from under them (see
@@ -114,7 +114,8 @@
  *
  * The hard interrupt does bounded work: it hands at most DELAY_DIRECT due
  * tasks straight to their targets (queue_work() and a stream's queueing
- * are irq-safe), and queues the dispatch work only if more are due. The
+ * are irq-safe), and queues the dispatch work only if more are due; it
+ * runs at most DELAY_IRQ_RUN interrupt tasks (below). The
  * common case, a few deadlines per wake-up, then costs one wake-up (the
  * target's worker) instead of two (the dispatch work's, then the
  * target's). The work hands due tasks over DELAY_CHUNK per hold of the
@@ -128,6 +129,43 @@
  * Never early: a task is handed over only by whoever finds its deadline
  * reached by ktime_get() under d->lock (the interrupt or the dispatch
  * work); the timer only says when to look.
+ *
+ * Interrupt tasks run in the hrtimer callback. It is set up and always
+ * started in hard mode, so it runs in hard interrupt on PREEMPT_RT too:
+ * every lock it takes is raw, and what it calls is legal there
+ * (queue_work(), a stream's queueing under the stream's raw lock, debug
+ * objects, tracepoints; wake-ups go through d->wake). Their target is
+ * d->irq_due, a FIFO under d->lock: handing an interrupt task over, by
+ * the callback or by the dispatch work, puts it HANDED at the tail, in
+ * the order tasks leave the tree. The callback takes tasks off the head,
+ * at most DELAY_IRQ_RUN per interrupt: under d->lock it unlinks one,
+ * marks it IDLE and lists a busy record, as the trampoline does, then
+ * drops the lock around the function (interrupts stay off) and retires
+ * the queueing after it without touching the task. So a HANDED interrupt
+ * task is on the FIFO and has not started: a cancel or a modify takes it
+ * back by a list_del() under d->lock, and it is never MOVED; its function
+ * finds it IDLE and may queue it again (into the tree, never straight
+ * onto the FIFO: one interrupt runs each queueing at most once). One
+ * hrtimer's callback never runs twice at once, so a scheduler's
+ * interrupt tasks run one at a time, in hand-over order: by deadline,
+ * ties in queueing order. cancel_sync waits for a running one by its busy
+ * record, whose thread is NULL: in an interrupt, current is whoever was
+ * interrupted, not the task's caller. A stop, in either mode, lets handed
+ * interrupt tasks run as it does other targets' handed tasks, and cancels
+ * the timer only once every queueing is over: the FIFO is empty then.
+ *
+ * Only the callback runs them, so whoever leaves the FIFO non-empty makes
+ * the timer fire: the dispatch work, after handing some over, arms it for
+ * now; the callback, leaving some for later, for later. Both go through
+ * delay_arm_timer(), which arms even while the dispatch work owns the
+ * timer (d->dispatching): the callback then runs the FIFO and hands
+ * nothing over, and the work arms for the tree when it finishes, as
+ * before. "Later" is no sooner than the round took, at least
+ * DELAY_IRQ_GAP: with a crowd of due interrupt tasks the CPU still has
+ * interrupts on half the time. Arming for now instead would make
+ * hrtimer_interrupt() run the callback again at once, up to three times,
+ * then take the CPU for hung, hold back all of its hrtimers and say so in
+ * the log.
  *
  * Near and far. Most timeouts are cancelled long before they are due, so
  * a far task should cost an O(1) list operation, as in the timer wheel,
@@ -268,6 +306,14 @@
  */
 #define DELAY_DIRECT	4
 
+/*
+ * Irq tasks the hrtimer callback runs per interrupt; more wait for the
+ * next one, which comes no sooner than the callback took (at least
+ * DELAY_IRQ_GAP ns): interrupts are on at least half the time.
+ */
+#define DELAY_IRQ_RUN	8
+#define DELAY_IRQ_GAP	(5 * NSEC_PER_USEC)
+
 /* Tasks the re-arm looks at for the earliest deadline + slack. */
 #define DELAY_SLACK_WALK	16
 
@@ -298,6 +344,7 @@ enum delay_state {
 enum delay_target {
 	DELAY_TARGET_WQ,
 	DELAY_TARGET_STREAM,
+	DELAY_TARGET_IRQ,
 };
 
 /* task->base: the scheduler's own lock, or changing hands (see above). */
@@ -366,6 +413,8 @@ struct ordsched_delay {
 	u64 slack;
 	/* The dispatch work is queued or running and will look again. */
 	bool dispatching;
+	/* Irq tasks handed over, in that order: the callback runs them. */
+	struct list_head irq_due;
 	/* Tasks the current wake-up has handed over so far. */
 	u64 batch;
 	/* New queueings are refused. */
@@ -741,19 +790,33 @@ static ktime_t delay_latest(struct ordsched_delay *d)
 }
 
 /*
- * Arm the timer to fire between @first and @latest, if that is earlier
- * than what is armed.
+ * Start the timer to fire between @first and @latest, if that is earlier
+ * than what is armed: also while the dispatch work owns the timer, for
+ * due irq tasks only it can run. Always in hard mode, as it was set up:
+ * PREEMPT_RT warns at a start in another mode.
  */
-static void delay_arm(struct ordsched_delay *d, ktime_t first, ktime_t latest)
+static void delay_arm_timer(struct ordsched_delay *d, ktime_t first,
+			    ktime_t latest)
 {
 	lockdep_assert_held(&d->lock);
-	if (d->dispatching || latest >= d->armed)
+	if (latest >= d->armed)
 		return;
 	d->armed = latest;
 	d->stats.rearms++;
 	trace_ordsched_delay_arm(d->inst.id, first, latest - first);
 	hrtimer_start_range_ns(&d->timer, first, latest - first,
 			       HRTIMER_MODE_ABS_HARD);
+}
+
+/*
+ * Arm the timer to fire between @first and @latest, if that is earlier
+ * than what is armed, unless the dispatch work owns it.
+ */
+static void delay_arm(struct ordsched_delay *d, ktime_t first, ktime_t latest)
+{
+	lockdep_assert_held(&d->lock);
+	if (!d->dispatching)
+		delay_arm_timer(d, first, latest);
 }
 
 static void delay_kick(struct ordsched_delay *d)
@@ -1100,7 +1163,10 @@ static void delay_hand_over(struct ordsched_delay *d,
 				      ktime_sub(now, task->deadline));
 	task->state = DELAY_HANDED;
 	/* Set again what @rb or @entry took the place of. */
-	if (task->target == DELAY_TARGET_STREAM) {
+	if (task->target == DELAY_TARGET_IRQ) {
+		/* The callback runs it; the caller makes the timer fire. */
+		list_add_tail(&task->entry, &d->irq_due);
+	} else if (task->target == DELAY_TARGET_STREAM) {
 		ordsched_stream_item_init(&task->stream.item, delay_stream_fn);
 		ordsched_stream_queue_untracked(task->stream.stream,
 						&task->stream.item);
@@ -1145,6 +1211,70 @@ static void delay_end_batch(struct ordsched_delay *d)
 	d->batch = 0;
 }
 
+static void delay_count_late(struct ordsched_delay *d, s64 late)
+{
+	lockdep_assert_held(&d->lock);
+	if (late < 0)
+		d->stats.run_early++;
+	else
+		d->stats.late[min_t(unsigned int, fls64(late),
+				    ORDSCHED_DELAY_LATE_BUCKETS - 1)]++;
+}
+
+/*
+ * Run the due irq tasks, DELAY_IRQ_RUN at most, in the order they were
+ * handed over, from the hrtimer callback that fired at @start: hard
+ * interrupt, interrupts off, d->lock held and dropped around each
+ * function. If more are left, arm the timer for them, no sooner than this
+ * round took: see the top of the file. Each run is a busy record, as the
+ * trampoline's, with no thread: an interrupt is nobody's cancel_sync.
+ */
+static void delay_irq_run(struct ordsched_delay *d, ktime_t start)
+{
+	struct ordsched_delay_task *task;
+	struct delay_busy busy = {
+		.tasks = &task,
+		.n = 1,
+	};
+	ordsched_delay_fn fn;
+	unsigned int n;
+	ktime_t now;
+	u8 color;
+
+	lockdep_assert_held(&d->lock);
+	for (n = 0; n < DELAY_IRQ_RUN; n++) {
+		task = list_first_entry_or_null(&d->irq_due,
+						struct ordsched_delay_task,
+						entry);
+		if (!task)
+			return;
+		list_del(&task->entry);
+		fn = task->fn;
+		color = task->color;
+		task->state = DELAY_IDLE;
+		debug_object_deactivate(task, &delay_task_debug_descr);
+		delay_count_late(d, ktime_sub(ktime_get(), task->deadline));
+		list_add(&busy.node, &d->running);
+		raw_spin_unlock(&d->lock);
+
+		/* May free or requeue @task: do not touch it again. */
+		fn(task);
+
+		raw_spin_lock(&d->lock);
+		list_del(&busy.node);
+		delay_wake_sync(d);
+		d->stats.ran++;
+		d->stats.ran_irq++;
+		delay_retire(d, color, 1, DELAY_CENTRAL);
+	}
+	if (list_empty(&d->irq_due))
+		return;
+	d->stats.irq_deferred++;
+	now = ktime_get();
+	now += max_t(s64, now - start, DELAY_IRQ_GAP);
+	delay_arm_timer(d, now, now);
+}
+
 static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 {
 	struct ordsched_delay *d = container_of(timer, struct ordsched_delay,
@@ -1177,6 +1307,8 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	}
 	trace_ordsched_delay_expire(d->inst.id, now,
 				    atomic_long_read(&d->pending), due);
+	/* Also while the dispatch work owns the timer: it fired for them. */
+	delay_irq_run(d, now);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -1197,6 +1329,9 @@ static bool delay_dispatch_some(struct ordsched_delay *d)
 	now = ktime_get();
 	if (delay_migrate(d, now, &budget))
 		more = delay_hand_over_due(d, now, budget, d->run_now) == budget;
+	/* Only the hrtimer callback runs irq tasks: have it fire now. */
+	if (!list_empty(&d->irq_due))
+		delay_arm_timer(d, now, now);
 	if (!more) {
 		d->dispatching = false;
 		delay_end_batch(d);
@@ -1214,16 +1349,6 @@ static void delay_dispatch(struct work_struct *work)
 
 	while (delay_dispatch_some(d))
 		cond_resched();
-}
-
-static void delay_count_late(struct ordsched_delay *d, s64 late)
-{
-	lockdep_assert_held(&d->lock);
-	if (late < 0)
-		d->stats.run_early++;
-	else
-		d->stats.late[min_t(unsigned int, fls64(late),
-				    ORDSCHED_DELAY_LATE_BUCKETS - 1)]++;
 }
 
 /* The most ever pending at once, now that @pending are. */
@@ -1436,6 +1561,25 @@ void ordsched_delay_task_init(struct ordsched_delay_task *task,
 EXPORT_SYMBOL_GPL(ordsched_delay_task_init);
 
 /**
+ * ordsched_delay_task_init_irq() - prepare a task that runs in hard interrupt
+ * @task: the task, embedded in the caller's structure; not on the stack
+ * @fn: what to run when the task is due: in the scheduler's hrtimer
+ *	callback, in hard interrupt context with interrupts off, also on
+ *	PREEMPT_RT; it must not sleep, and should be short (the tasks of a
+ *	scheduler run there one at a time, in deadline order)
+ *
+ * Must not be called while the task is queued.
+ *
+ * Context: any context.
+ */
+void ordsched_delay_task_init_irq(struct ordsched_delay_task *task,
+				  ordsched_delay_fn fn)
+{
+	delay_task_init_common(task, fn, DELAY_TARGET_IRQ);
+}
+EXPORT_SYMBOL_GPL(ordsched_delay_task_init_irq);
+
+/**
  * ordsched_delay_task_init_stream() - prepare a task that runs on a stream
  * @task: the task, embedded in the caller's structure; not on the stack
  * @fn: what to run when the task is due
@@ -1467,6 +1611,11 @@ static bool delay_target_cancel(struct ordsched_delay *d,
 				struct ordsched_delay_task *task)
 {
 	lockdep_assert_held(&d->lock);
+	if (task->target == DELAY_TARGET_IRQ) {
+		/* Due irq tasks wait on d->irq_due until their run starts. */
+		list_del(&task->entry);
+		return true;
+	}
 	if (task->target == DELAY_TARGET_STREAM)
 		return ordsched_stream_cancel(task->stream.stream,
 					      &task->stream.item);
@@ -1769,7 +1918,7 @@ static bool delay_orphan_cancel(struct ordsched_delay *d,
 	raw_spin_lock_irqsave(&d->lock, flags);
 	orphan = task->delay == d && task->base == DELAY_CENTRAL &&
 		 task->state == DELAY_HANDED &&
-		 task->target != DELAY_TARGET_STREAM &&
+		 task->target == DELAY_TARGET_WQ &&
 		 !work_busy(&task->wq.work);
 	if (orphan)
 		delay_cancelled(d, task, true, DELAY_CENTRAL);
@@ -2007,7 +2156,9 @@ static void delay_show(struct seq_file *m, struct ordsched_instance *inst)
 		   s->modified);
 	seq_printf(m, "cancels: %llu (%llu after hand-over)\n", s->cancels,
 		   s->cancels_handed);
-	seq_printf(m, "ran: %llu\nrun_early: %llu\n", s->ran, s->run_early);
+	seq_printf(m, "ran: %llu (%llu in irq, %llu irq rounds deferred)\n",
+		   s->ran, s->ran_irq, s->irq_deferred);
+	seq_printf(m, "run_early: %llu\n", s->run_early);
 	seq_puts(m, "lateness_ns:\n");
 	for (i = 0; i < ORDSCHED_DELAY_LATE_BUCKETS; i++) {
 		if (!s->late[i])
@@ -2065,11 +2216,12 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 		b->next = U64_MAX;
 	}
 	d->wheel_next = U64_MAX;
-	/* Hard: the callback runs in hard interrupt on PREEMPT_RT too. */
+	/* Hard: irq tasks run in its callback, also on PREEMPT_RT. */
 	ordsched_hrtimer_setup(&d->timer, delay_expire, CLOCK_MONOTONIC,
 			       HRTIMER_MODE_ABS_HARD);
 	d->armed = KTIME_MAX;
 	d->slack = params->slack_ns;
+	INIT_LIST_HEAD(&d->irq_due);
 	INIT_WORK(&d->dispatch, delay_dispatch);
 	INIT_WORK(&d->wake, delay_wake);
 	init_waitqueue_head(&d->idle);

@@ -24,7 +24,10 @@
  *	a workqueue	the task runs as a work item of its own;
  *	a serial stream	the task is queued on the stream when it is due, so
  *			it keeps the stream's order relative to the stream's
- *			other items (the RxJava delayed-schedule case).
+ *			other items (the RxJava delayed-schedule case);
+ *	interrupt	the task runs in the scheduler's hrtimer callback,
+ *			in hard interrupt, with a bare hrtimer's precision
+ *			(a few per interrupt: more wait for the next one).
  *
  * Guarantees: a task is never handed over before CLOCK_MONOTONIC reaches
  * its deadline (except by ordsched_delay_stop() in RUN mode, which runs
@@ -33,7 +36,8 @@
  * queueing, it does not add one); tasks are handed over in deadline
  * order, and tasks with the same deadline in queueing order (a moved task
  * counts as queued when it was moved), so on an ordered workqueue or on
- * one stream they run in that order.
+ * one stream they run in that order; the interrupt tasks of a scheduler
+ * always run in that order, one at a time.
  *
  * Slack: a task queued with slack may be handed over as late as its
  * deadline plus its slack (on top of the usual latency), so that tasks
@@ -43,7 +47,8 @@
  * Contexts: queue, modify and cancel in any context, hard interrupt
  * included; task init in any context; cancel_sync, flush, stop, create
  * and destroy in process context. Tasks run in their target's context:
- * process context, in a worker.
+ * process context, in a worker, for a workqueue or a stream; hard
+ * interrupt with interrupts off, also on PREEMPT_RT, for interrupt tasks.
  * Ordering: stores before ordsched_delay_queue() or a modify are visible
  * to the task.
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits for
@@ -61,8 +66,11 @@ struct ordsched_delay_task;
  *
  * Runs in the target's context: process context for both a workqueue and
  * a stream, so it may sleep (holding up the tasks behind it on an ordered
- * workqueue or on its stream). The task is the caller's again when this
- * function is called: it may free the task or queue it again.
+ * workqueue or on its stream); hard interrupt with interrupts off, also on
+ * PREEMPT_RT, for a task initialized by ordsched_delay_task_init_irq(),
+ * so it must not sleep (and holds up the scheduler's other interrupt
+ * tasks). The task is the caller's again when this function is called: it
+ * may free the task or queue it again.
  */
 typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
 
@@ -75,7 +83,7 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  * @state: idle, pending (near or far), handed over, or moved while its
  *	target started it
  * @color: the flush generation it was queued in
- * @target: workqueue or stream
+ * @target: workqueue, stream or interrupt
  * @cancelling: a cancel_sync owns the task: queueings of it fail
  * @base: which lock of @delay guards the task: 0 the scheduler's own,
  *	1 + n the far wheel of CPU n, which holds the task or last held it;
@@ -84,20 +92,25 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  * @wq: the workqueue target: @wq.work runs the task on @wq.wq
  * @stream: the stream target: @stream.item runs the task on
  *	@stream.stream
- * @word: the first word of either target, kept while the task waits
+ * @word: the first word of the workqueue or stream target, kept while the
+ *	task waits; unused by the interrupt target
  * @rb: while the task waits, its place in the near tree, ordered by
  *	@deadline, then @seq
  * @entry: while the task waits, its place in a list of far tasks (a
- *	bucket of the wheel)
+ *	bucket of the wheel); an interrupt task's, handed over, its place in
+ *	the scheduler's list of due interrupt tasks
  *
  * A waiting task is not on its target, so @rb and @entry take the place of
  * what only the target uses: @wq.work's list entry and function, or
  * @stream.item's list node and function. They are set again when the task
- * is handed over. 80 bytes on x86-64 without lock debugging.
+ * is handed over. An interrupt task has no such fields: handed over, it
+ * waits in a list of its scheduler by @entry. 80 bytes on x86-64 without
+ * lock debugging.
  *
- * Initialize with ordsched_delay_task_init() or
- * ordsched_delay_task_init_stream(). All fields are private to ordsched;
- * read the deadline with ordsched_delay_task_deadline().
+ * Initialize with ordsched_delay_task_init(),
+ * ordsched_delay_task_init_stream() or ordsched_delay_task_init_irq(). All
+ * fields are private to ordsched; read the deadline with
+ * ordsched_delay_task_deadline().
  */
 struct ordsched_delay_task {
 	ktime_t deadline;
@@ -106,7 +119,7 @@ struct ordsched_delay_task {
 	struct ordsched_delay *delay;
 	u8 state;
 	u8 color:2;
-	u8 target:1;
+	u8 target:2;
 	u8 cancelling:1;
 	u16 base;
 	u32 slack;
@@ -211,6 +224,9 @@ struct ordsched_delay_params {
  * @cancels: tasks cancelled, by ordsched_delay_cancel() or by a stop
  * @cancels_handed: of those, tasks taken back from their target
  * @ran: tasks whose function returned
+ * @ran_irq: of those, interrupt tasks (run in the hrtimer callback)
+ * @irq_deferred: interrupts that left due interrupt tasks to a later one,
+ *	having run as many as one may
  * @run_early: tasks run before their deadline by a stop in RUN mode
  * @late: lateness (from deadline to start) of the other tasks: entry 0
  *	counts those late by 0 ns, entry i >= 1 those late by [2^(i-1), 2^i)
@@ -232,6 +248,8 @@ struct ordsched_delay_stats {
 	u64 cancels;
 	u64 cancels_handed;
 	u64 ran;
+	u64 ran_irq;
+	u64 irq_deferred;
 	u64 run_early;
 	u64 late[ORDSCHED_DELAY_LATE_BUCKETS];
 };
@@ -245,6 +263,8 @@ void ordsched_delay_task_init(struct ordsched_delay_task *task,
 void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
 				     ordsched_delay_fn fn,
 				     struct ordsched_stream *stream);
+void ordsched_delay_task_init_irq(struct ordsched_delay_task *task,
+				  ordsched_delay_fn fn);
 bool ordsched_delay_queue_range(struct ordsched_delay *d,
 				struct ordsched_delay_task *task, u64 when_ns,
 				u64 slack_ns,
