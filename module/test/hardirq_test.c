@@ -97,9 +97,9 @@ struct all_apis {
 	struct ordsched_spread_stats spstats;
 	/* delay */
 	struct ordsched_delay *d;
-	struct ordsched_delay_task dtask[6];
-	atomic_t dran[6];
-	bool dret[6];
+	struct ordsched_delay_task dtask[7];
+	atomic_t dran[7];
+	bool dret[7];
 	bool dcancelled;
 	struct ordsched_delay_stats dstats;
 };
@@ -198,6 +198,7 @@ static void all_apis_irq(void *data)
 	ordsched_delay_task_init(&a->dtask[3], all_delay_fn, NULL);
 	ordsched_delay_task_init(&a->dtask[4], all_delay_fn, NULL);
 	ordsched_delay_task_init(&a->dtask[5], all_delay_fn, NULL);
+	ordsched_delay_task_init_irq(&a->dtask[6], all_delay_fn);
 	a->dret[0] = ordsched_delay_queue(a->d, &a->dtask[0], 1000);
 	a->dret[1] = ordsched_delay_queue_at(a->d, &a->dtask[1], 0);
 	a->dret[2] = ordsched_delay_queue(a->d, &a->dtask[2], 2000);
@@ -212,6 +213,8 @@ static void all_apis_irq(void *data)
 	a->dret[4] = !ordsched_delay_mod_at(a->d, &a->dtask[5], 0);
 	a->dret[5] = ordsched_delay_queue_range(a->d, &a->dtask[5], 0, 0,
 						ORDSCHED_DELAY_QUEUE_MOD);
+	/* An interrupt task, run by the scheduler's own hard-irq timer. */
+	a->dret[6] = ordsched_delay_queue(a->d, &a->dtask[6], 3000);
 	ordsched_delay_get_stats(a->d, &a->dstats);
 }
 
@@ -259,12 +262,12 @@ static void every_api(struct ktest *t)
 	KT_EXPECT_EQ(t, atomic_read(&a->sran[0]), 1);
 	/* Cancelled xor ran, exactly once. */
 	KT_EXPECT_EQ(t, atomic_read(&a->sran[1]), !a->scancelled);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		KT_EXPECT(t, a->dret[i]);
 	KT_EXPECT(t, a->dcancelled);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		KT_EXPECT_EQ(t, atomic_read(&a->dran[i]), i != 3);
-	KT_EXPECT_EQ(t, a->dstats.queued, 6);
+	KT_EXPECT_EQ(t, a->dstats.queued, 7);
 	KT_EXPECT_EQ(t, a->dstats.modified, 2);
 	KT_EXPECT_EQ(t, a->dstats.cancels, 1);
 	KT_EXPECT_EQ(t, a->live_keys, 0);
@@ -346,7 +349,7 @@ static enum hrtimer_restart race_timer(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-static void delay_cancel_race(struct ktest *t)
+static void delay_cancel_race_one(struct ktest *t, bool irq)
 {
 	unsigned int i, cancelled = 0, requeued = 0, wrong = 0;
 	struct ordsched_delay_stats s;
@@ -361,8 +364,13 @@ static void delay_cancel_race(struct ktest *t)
 	if (!KT_EXPECT(t, !IS_ERR(r->d)))
 		goto out;
 	/* On the per-CPU system_wq: they may run on the timer's CPU. */
-	for (i = 0; i < RACE_TASKS; i++)
-		ordsched_delay_task_init(&r->tasks[i], race_fn, system_wq);
+	for (i = 0; i < RACE_TASKS; i++) {
+		if (irq)
+			ordsched_delay_task_init_irq(&r->tasks[i], race_fn);
+		else
+			ordsched_delay_task_init(&r->tasks[i], race_fn,
+						 system_wq);
+	}
 	run_hard_timer(&r->timer, race_timer, &r->done);
 	ordsched_delay_flush(r->d);
 
@@ -379,6 +387,7 @@ static void delay_cancel_race(struct ktest *t)
 	KT_EXPECT_EQ(t, wrong, 0);
 	KT_EXPECT_EQ(t, s.run_early, 0);
 	KT_EXPECT_EQ(t, s.inflight, 0);
+	KT_EXPECT_EQ(t, s.ran_irq, irq ? s.ran : 0);
 	ktest_diag(t, "%u of %u cancelled in hard irq, the rest ran",
 		   cancelled, RACE_TASKS);
 	ktest_diag(t, "%llu moved in hard irq, %u queued again by a modify",
@@ -389,9 +398,21 @@ out:
 	kvfree(r);
 }
 
+static void delay_cancel_race(struct ktest *t)
+{
+	delay_cancel_race_one(t, false);
+}
+
+/* The same with interrupt tasks, run by the scheduler's hard-irq timer. */
+static void delay_cancel_race_irq(struct ktest *t)
+{
+	delay_cancel_race_one(t, true);
+}
+
 static const struct ktest_case hardirq_cases[] = {
 	KT_CASE(every_api),
 	KT_CASE(delay_cancel_race),
+	KT_CASE(delay_cancel_race_irq),
 	KT_END
 };
 

@@ -54,6 +54,7 @@ static int __init ordsched_test_init(void)
 		ordsched_keyed_suite,
 		ordsched_spread_suite,
 		ordsched_delay_suite,
+		ordsched_delay_irq_suite,
 		ordsched_hardirq_suite,
 		ordsched_contract_suite,
 	};

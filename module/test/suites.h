@@ -12,6 +12,7 @@ extern const struct ktest_suite ordsched_stream_suite;
 extern const struct ktest_suite ordsched_keyed_suite;
 extern const struct ktest_suite ordsched_spread_suite;
 extern const struct ktest_suite ordsched_delay_suite;
+extern const struct ktest_suite ordsched_delay_irq_suite;
 extern const struct ktest_suite ordsched_hardirq_suite;
 extern const struct ktest_suite ordsched_contract_suite;
 
