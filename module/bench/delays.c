@@ -5,6 +5,9 @@
  *	delay	an ordsched delayed scheduler: one hrtimer, a tree of
  *		the near deadlines, a wheel of the far ones, tasks
  *		handed to a workqueue when due
+ *	delay-irq the same scheduler with interrupt tasks, run in its
+ *		hrtimer callback: measured for lateness only (its queue
+ *		and cancel are delay's)
  *	hrtimer	one hrtimer per task, what a driver wanting exact
  *		deadlines would write (its callback runs in hard interrupt)
  *	dwork	one delayed_work per task: the timer wheel, jiffy resolution
@@ -76,6 +79,8 @@ struct db_task {
 
 struct db_contender {
 	const char *name;
+	/* Runs on an ordsched delayed scheduler, which the run creates. */
+	bool ordsched;
 	/* Memory per task: the structure a user embeds. */
 	size_t size;
 	void (*init)(struct db_run *run, struct db_task *t);
@@ -142,6 +147,12 @@ static void db_delay_init(struct db_run *run, struct db_task *t)
 	ordsched_delay_task_init(&t->dt, db_delay_fn, system_wq);
 }
 
+/* The function runs in the scheduler's hrtimer callback, hard irq. */
+static void db_delay_irq_init(struct db_run *run, struct db_task *t)
+{
+	ordsched_delay_task_init_irq(&t->dt, db_delay_fn);
+}
+
 static int db_delay_submit(struct db_run *run, struct db_task *t, u64 when)
 {
 	return ordsched_delay_queue_at(run->d, &t->dt, when) ? 0 : -EBUSY;
@@ -160,8 +171,19 @@ static void db_delay_sync(struct db_run *run, struct db_task *t)
 
 static const struct db_contender db_delay = {
 	.name = "delay",
+	.ordsched = true,
 	.size = sizeof(struct ordsched_delay_task),
 	.init = db_delay_init,
+	.submit = db_delay_submit,
+	.cancel = db_delay_cancel,
+	.sync = db_delay_sync,
+};
+
+static const struct db_contender db_delay_irq = {
+	.name = "delay-irq",
+	.ordsched = true,
+	.size = sizeof(struct ordsched_delay_task),
+	.init = db_delay_irq_init,
 	.submit = db_delay_submit,
 	.cancel = db_delay_cancel,
 	.sync = db_delay_sync,
@@ -330,6 +352,7 @@ static const struct db_contender *const db_contenders[] = {
 	&db_hrtimer,
 	&db_dwork,
 	&db_hrwq,
+	&db_delay_irq,
 };
 
 /* --- the runs --------------------------------------------------------- */
@@ -592,7 +615,7 @@ static int db_run_bench(const struct bench_args *args, struct bench_out *out)
 	    count > DB_MAX_COUNT || delay_ns > NSEC_PER_SEC)
 		return -EINVAL;
 	init_completion(&run.all_done);
-	if (run.c == &db_delay) {
+	if (run.c->ordsched) {
 		run.d = ordsched_delay_create(&p);
 		if (IS_ERR(run.d))
 			return PTR_ERR(run.d);
@@ -612,7 +635,7 @@ static int db_run_bench(const struct bench_args *args, struct bench_out *out)
 
 static const char *db_contender_names(void)
 {
-	return "delay hrtimer dwork hrwq";
+	return "delay hrtimer dwork hrwq delay-irq";
 }
 
 const struct bench_def bench_delays = {

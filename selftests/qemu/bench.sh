@@ -102,8 +102,9 @@ part_streams() {
 # so it runs DELAYS_BIG_REPS times, not ordsched_reps). Lateness: one
 # task re-submitted 200 times per run, sub-jiffy delays and 1 ms.
 # Cpus: the cost pairs from a producer on every CPU at once, 10^5 pending.
-# hrwq (an hrtimer queueing a work item) is there for lateness only: its
-# cost is the hrtimer's. For A/B runs, comma lists replace the settings:
+# hrwq (an hrtimer queueing a work item) and delay-irq (the scheduler with
+# interrupt tasks) are there for lateness only: their costs are the
+# hrtimer's and delay's. For A/B runs, comma lists replace the settings:
 # ordsched_delays_pending=, _cpus= (pending counts of the every-CPU run)
 # and _late= (delays in ns); "none" leaves that mode out.
 delays_list() {
@@ -116,7 +117,8 @@ DELAYS_LATE=$(delays_list "${ordsched_delays_late:-50000,200000,1000000}")
 
 part_delays() {
 	late=$(sed -n 's/^delays //p' $B/contenders)
-	contenders=$(echo $late | tr ' ' '\n' | grep -vx hrwq | tr '\n' ' ')
+	contenders=$(echo $late | tr ' ' '\n' | grep -vx -e hrwq -e delay-irq |
+		tr '\n' ' ')
 	set -- $contenders
 	count=$#
 	set -- $late
