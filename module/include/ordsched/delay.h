@@ -26,8 +26,8 @@
  *			it keeps the stream's order relative to the stream's
  *			other items (the RxJava delayed-schedule case);
  *	interrupt	the task runs in the scheduler's hrtimer callback,
- *			in hard interrupt, with a bare hrtimer's precision
- *			(a few per interrupt: more wait for the next one).
+ *			in hard interrupt, with no worker to wake (a few
+ *			per interrupt: more wait for the next one).
  *
  * Guarantees: a task is never handed over before CLOCK_MONOTONIC reaches
  * its deadline (except by ordsched_delay_stop() in RUN mode, which runs
