@@ -155,8 +155,11 @@
  * the timer only once every queueing is over: the FIFO is empty then.
  *
  * Only the callback runs them, so whoever leaves the FIFO non-empty makes
- * the timer fire: the dispatch work, after handing some over, arms it for
- * now; the callback, leaving some for later, for later. Both go through
+ * the timer fire: the dispatch work, after handing some over to an empty
+ * FIFO, arms it for now; the callback, leaving some for later, for later
+ * (a non-empty FIFO is always armed for, and arming only ever brings the
+ * timer forward until it fires, so the dispatch work does not override
+ * the callback's "later" while a crowd goes through). Both go through
  * delay_arm_timer(), which arms even while the dispatch work owns the
  * timer (d->dispatching): the callback then runs the FIFO and hands
  * nothing over, and the work arms for the tree when it finishes, as
@@ -1322,15 +1325,19 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 static bool delay_dispatch_some(struct ordsched_delay *d)
 {
 	unsigned int budget = DELAY_CHUNK;
-	bool more = true;
+	bool more = true, irq_idle;
 	ktime_t now;
 
 	raw_spin_lock_irq(&d->lock);
 	now = ktime_get();
+	irq_idle = list_empty(&d->irq_due);
 	if (delay_migrate(d, now, &budget))
 		more = delay_hand_over_due(d, now, budget, d->run_now) == budget;
-	/* Only the hrtimer callback runs irq tasks: have it fire now. */
-	if (!list_empty(&d->irq_due))
+	/*
+	 * Only the hrtimer callback runs irq tasks: have it fire now for
+	 * the first; with some waiting already, it is armed for them.
+	 */
+	if (irq_idle && !list_empty(&d->irq_due))
 		delay_arm_timer(d, now, now);
 	if (!more) {
 		d->dispatching = false;
