@@ -29,6 +29,9 @@ struct it_task {
 	struct it *it;
 	/* Queued with this deadline, by one thread: set before queueing. */
 	u64 deadline;
+	/* The time before its last queueing began, and after it ended. */
+	u64 queued_before;
+	u64 queued_after;
 	/* 1 + the place of its last run among all runs; 0: never ran. */
 	u64 order;
 	atomic_t ran;
@@ -120,8 +123,14 @@ static void it_free(struct it *it)
 
 static bool it_queue_at(struct it *it, unsigned int i, u64 when)
 {
-	WRITE_ONCE(it->tasks[i].deadline, when);
-	return ordsched_delay_queue_at(it->d, &it->tasks[i].task, when);
+	struct it_task *itt = &it->tasks[i];
+	bool ret;
+
+	WRITE_ONCE(itt->deadline, when);
+	itt->queued_before = ktime_get_ns();
+	ret = ordsched_delay_queue_at(it->d, &itt->task, when);
+	itt->queued_after = ktime_get_ns();
+	return ret;
 }
 
 /* No run outside its context, none early, each task @runs times. */
@@ -155,51 +164,43 @@ static void it_check(struct ktest *t, struct it *it, int runs)
 }
 
 /*
- * The irq tasks ran in (deadline, index) order: queued by one thread in
- * index order, so index order is queueing order. Only if the last was
- * queued (at @queued) before the earliest deadline (@first): else a task
- * queued late rightly runs after a later deadline that ran before it.
+ * Must @a have run before @b? If @a sorts first (deadline, then index:
+ * queueing order, one thread queueing) and was queued before @b was
+ * handed over, which comes after @b's deadline and after @b began to be
+ * queued: @a was then pending and due, and leaves the tree first.
  */
-static void it_check_order(struct ktest *t, struct it *it, u64 queued,
-			   u64 first)
+static bool it_before(const struct it_task *a, const struct it_task *b)
 {
-	struct it_task *prev = NULL, *cur;
+	if (a->deadline > b->deadline ||
+	    (a->deadline == b->deadline && a > b))
+		return false;
+	return a->queued_after <= max(b->deadline, b->queued_before);
+}
+
+/* No irq task ran after one that had to wait for it. */
+static void it_check_order(struct ktest *t, struct it *it)
+{
 	unsigned int i, j, wrong = 0, n = 0;
-	struct it_task **by_run;
+	struct it_task *a, *b;
 
-	if (queued >= first) {
-		ktest_diag(t, "queueing outlasted the first deadline by %llu ns: order not checked",
-			   queued - first);
-		return;
-	}
-	by_run = vzalloc(array_size(it->n, sizeof(*by_run)));
-	if (!KT_EXPECT(t, by_run))
-		return;
-	/* Runs are numbered 1..total: place each irq task at its number. */
 	for (i = 0; i < it->n; i++) {
-		u64 o = it->tasks[i].order;
-
-		if (it->tasks[i].irq && o && o <= it->n)
-			by_run[o - 1] = &it->tasks[i];
-	}
-	for (j = 0; j < it->n; j++) {
-		cur = by_run[j];
-		if (!cur)
+		a = &it->tasks[i];
+		if (!a->irq)
 			continue;
 		n++;
-		if (prev && (cur->deadline < prev->deadline ||
-			     (cur->deadline == prev->deadline && cur < prev))) {
+		for (j = 0; j < it->n; j++) {
+			b = &it->tasks[j];
+			if (!b->irq || a->order <= b->order || !it_before(a, b))
+				continue;
 			if (!wrong++)
-				ktest_diag(t, "task %ld (due %llu) ran after %ld (due %llu)",
-					   (long)(cur - it->tasks), cur->deadline,
-					   (long)(prev - it->tasks),
-					   prev->deadline);
+				ktest_diag(t, "task %u (due %llu) ran after %u (due %llu)",
+					   i, a->deadline, j, b->deadline);
 		}
-		prev = cur;
+		if (!(i & 63))
+			cond_resched();
 	}
 	KT_EXPECT_EQ(t, wrong, 0);
 	ktest_diag(t, "%u irq tasks in order checked", n);
-	vfree(by_run);
 }
 
 /* ---- context, never early, order --------------------------------------- */
@@ -207,8 +208,7 @@ static void it_check_order(struct ktest *t, struct it *it, u64 queued,
 /* Deadlines 0-255 us apart, some near, some beyond the wheel's horizon. */
 static void irq_context(struct ktest *t)
 {
-	/* Time to queue them all: see it_check_order(). */
-	u64 base = ktime_get_ns() + 8 * NSEC_PER_MSEC, queued;
+	u64 base = ktime_get_ns() + 8 * NSEC_PER_MSEC;
 	struct it it = {};
 	unsigned int i;
 	u32 rnd = 0x1234567;
@@ -223,10 +223,9 @@ static void irq_context(struct ktest *t)
 			when += 40 * NSEC_PER_MSEC;
 		KT_EXPECT(t, it_queue_at(&it, i, when));
 	}
-	queued = ktime_get_ns();
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	it_check(t, &it, 1);
-	it_check_order(t, &it, queued, base);
+	it_check_order(t, &it);
 	it_free(&it);
 }
 
@@ -234,7 +233,7 @@ static void irq_context(struct ktest *t)
 static void irq_ties(struct ktest *t)
 {
 	struct it it = {};
-	u64 near = ktime_get_ns() + 3 * NSEC_PER_MSEC, queued;
+	u64 near = ktime_get_ns() + 3 * NSEC_PER_MSEC;
 	u64 far = near + 50 * NSEC_PER_MSEC;
 	unsigned int i;
 
@@ -242,10 +241,9 @@ static void irq_ties(struct ktest *t)
 		return;
 	for (i = 0; i < it.n; i++)
 		KT_EXPECT(t, it_queue_at(&it, i, i % 3 ? near : far));
-	queued = ktime_get_ns();
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	it_check(t, &it, 1);
-	it_check_order(t, &it, queued, near);
+	it_check_order(t, &it);
 	it_free(&it);
 }
 
@@ -266,8 +264,7 @@ static void irq_crowd(struct ktest *t)
 		KT_EXPECT(t, it_queue_at(&it, i, when));
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	it_check(t, &it, 1);
-	/* All ties: queueing order even when queued after the deadline. */
-	it_check_order(t, &it, 0, 1);
+	it_check_order(t, &it);
 	ordsched_delay_get_stats(it.d, &s);
 	/* One interrupt may not run them all. */
 	KT_EXPECT(t, s.irq_deferred >= it.n / 64);
@@ -276,7 +273,7 @@ static void irq_crowd(struct ktest *t)
 
 static void irq_mixed(struct ktest *t)
 {
-	u64 base = ktime_get_ns() + 8 * NSEC_PER_MSEC, queued;
+	u64 base = ktime_get_ns() + 8 * NSEC_PER_MSEC;
 	struct it it = {};
 	u32 rnd = 0x2545f491;
 	unsigned int i;
@@ -291,10 +288,9 @@ static void irq_mixed(struct ktest *t)
 			when += 30 * NSEC_PER_MSEC;
 		KT_EXPECT(t, it_queue_at(&it, i, when));
 	}
-	queued = ktime_get_ns();
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	it_check(t, &it, 1);
-	it_check_order(t, &it, queued, base);
+	it_check_order(t, &it);
 	it_free(&it);
 }
 
@@ -675,7 +671,7 @@ static void irq_slack(struct ktest *t)
 {
 	struct ordsched_delay_stats s;
 	struct it it = {};
-	u64 base = ktime_get_ns() + 2 * NSEC_PER_MSEC, queued;
+	u64 base = ktime_get_ns() + 2 * NSEC_PER_MSEC;
 	unsigned int i;
 
 	if (it_alloc(t, &it, 8, 1))
@@ -684,15 +680,16 @@ static void irq_slack(struct ktest *t)
 		u64 when = base + (it.n - 1 - i) * 100 * NSEC_PER_USEC;
 
 		WRITE_ONCE(it.tasks[i].deadline, when);
+		it.tasks[i].queued_before = ktime_get_ns();
 		KT_EXPECT(t, ordsched_delay_queue_range(it.d,
 							&it.tasks[i].task,
 							when, 2 * NSEC_PER_MSEC,
 							ORDSCHED_DELAY_QUEUE_NEW));
+		it.tasks[i].queued_after = ktime_get_ns();
 	}
-	queued = ktime_get_ns();
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	it_check(t, &it, 1);
-	it_check_order(t, &it, queued, base);
+	it_check_order(t, &it);
 	ordsched_delay_get_stats(it.d, &s);
 	/* All slack ranges overlap: fewer wake-ups than tasks. */
 	KT_EXPECT(t, s.batches < it.n);
