@@ -219,7 +219,7 @@ struct ordsched_delay_params {
  * @rearms: times the hrtimer was started for an earlier deadline
  * @armed: the latest time (CLOCK_MONOTONIC ns) the hrtimer is armed to fire
  *	at, KTIME_MAX when it is not armed (no task waiting, or a dispatch
- *	under way)
+ *	under way and no interrupt task due)
  * @modified: modifies that found the task queued and moved it
  * @cancels: tasks cancelled, by ordsched_delay_cancel() or by a stop
  * @cancels_handed: of those, tasks taken back from their target
