@@ -535,19 +535,6 @@ out:
 
 /* ---- a function that frees its task ------------------------------------ */
 
-struct it_owned {
-	struct ordsched_delay_task task;
-	atomic_t *freed;
-};
-
-static void it_owned_fn(struct ordsched_delay_task *task)
-{
-	struct it_owned *o = container_of(task, struct it_owned, task);
-
-	atomic_inc(o->freed);
-	kfree(o);
-}
-
 /*
  * Tasks freed by their own function (in hard irq) and by @cancelled at
  * destroy: KASAN sees anything that touches them after.
@@ -556,13 +543,13 @@ static void irq_destroy_pending(struct ktest *t)
 {
 	struct ordsched_delay_params p = {
 		.name = "irq_owned",
-		.cancelled = it_owned_fn,
+		.cancelled = kt_owned_fn,
 	};
 	struct ordsched_delay_stats s;
 	atomic_t freed = ATOMIC_INIT(0);
 	struct ordsched_delay *d;
 	unsigned int i, n = 0;
-	struct it_owned *o;
+	struct kt_owned_task *o;
 
 	d = ordsched_delay_create(&p);
 	if (!KT_EXPECT(t, !IS_ERR(d)))
@@ -572,7 +559,7 @@ static void irq_destroy_pending(struct ktest *t)
 		if (!KT_EXPECT(t, o))
 			break;
 		o->freed = &freed;
-		ordsched_delay_task_init_irq(&o->task, it_owned_fn);
+		ordsched_delay_task_init_irq(&o->task, kt_owned_fn);
 		/* One in eight due now, the rest 1-3 s away. */
 		if (!ordsched_delay_queue(d, &o->task,
 					  i % 8 ? (i % 3 + 1) * NSEC_PER_SEC : 0))

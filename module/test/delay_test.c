@@ -403,28 +403,15 @@ static void stop_cancel_100k(struct ktest *t)
 
 /* ---- destroy and module unload with tasks pending ---------------------- */
 
-struct owned_task {
-	struct ordsched_delay_task task;
-	atomic_t *freed;
-};
-
-static void owned_fn(struct ordsched_delay_task *task)
-{
-	struct owned_task *o = container_of(task, struct owned_task, task);
-
-	atomic_inc(o->freed);
-	kfree(o);
-}
-
 static struct ordsched_delay *owned_submit(unsigned int n, atomic_t *freed,
 					   u64 far_ns)
 {
 	struct ordsched_delay_params p = {
 		.name = "owned",
-		.cancelled = owned_fn,
+		.cancelled = kt_owned_fn,
 	};
 	struct ordsched_delay *d = ordsched_delay_create(&p);
-	struct owned_task *o;
+	struct kt_owned_task *o;
 	unsigned int i;
 
 	if (IS_ERR(d))
@@ -434,7 +421,7 @@ static struct ordsched_delay *owned_submit(unsigned int n, atomic_t *freed,
 		if (!o)
 			break;
 		o->freed = freed;
-		ordsched_delay_task_init(&o->task, owned_fn, NULL);
+		ordsched_delay_task_init(&o->task, kt_owned_fn, NULL);
 		/* A few run now: destroy waits for those, too. */
 		if (!ordsched_delay_queue(d, &o->task, i % 16 ? far_ns : 0))
 			kfree(o);

@@ -12,6 +12,15 @@
 
 #include "util.h"
 
+void kt_owned_fn(struct ordsched_delay_task *task)
+{
+	struct kt_owned_task *o = container_of(task, struct kt_owned_task,
+					       task);
+
+	atomic_inc(o->freed);
+	kfree(o);
+}
+
 void kt_spin(unsigned int loops)
 {
 	while (loops--)

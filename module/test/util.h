@@ -3,7 +3,10 @@
 #ifndef _ORDSCHED_TEST_UTIL_H
 #define _ORDSCHED_TEST_UTIL_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
+
+#include <ordsched/delay.h>
 
 /* A fast per-thread PRNG (xorshift32); never seed with 0. */
 static inline u32 kt_rand(u32 *state)
@@ -35,5 +38,17 @@ int kt_run_threads(unsigned int nr, int (*fn)(void *data, unsigned int idx),
  */
 int kt_run_killed(int (*fn)(void *data), void *data,
 		  unsigned int kill_after_ms);
+
+/*
+ * A delayed task in its own allocation, which its function frees: what a
+ * destroy or a task's own run must not touch after (KASAN tells).
+ */
+struct kt_owned_task {
+	struct ordsched_delay_task task;
+	atomic_t *freed;
+};
+
+/* Count the task in its @freed and free it; also fit for @cancelled. */
+void kt_owned_fn(struct ordsched_delay_task *task);
 
 #endif /* _ORDSCHED_TEST_UTIL_H */
