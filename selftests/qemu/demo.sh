@@ -22,6 +22,13 @@ echo "== in-kernel pipeline: CRC32 of 8 MiB in 4 KiB blocks, parallel then in or
 insmod $MODDIR/ordsched_example.ko block_size=4096
 dd if=/dev/urandom of=/tmp/input bs=65536 count=128 2>/dev/null
 EVENTS=$DBG/tracing/events/ordsched
+# Without recording task names, enabling our events patches only our own
+# tracepoint sites: recording them registers probes on sched_wakeup, and
+# the patching of that site in try_to_wake_up() back and forth is where
+# a 6.12-rt guest under TCG twice stopped on a stale int3 (RIP
+# ttwu_do_activate, an idle CPU's wake-up, the site already restored).
+[ -w $DBG/tracing/options/record-cmd ] &&
+	echo 0 > $DBG/tracing/options/record-cmd
 [ -w $EVENTS/enable ] && echo 1 > $EVENTS/enable
 cat /tmp/input > $DBG/ordsched_example/data
 result=$(cat $DBG/ordsched_example/result)
