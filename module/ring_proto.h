@@ -16,6 +16,10 @@
  *					0, or -errno as ORDSCHED_IOC_RING_WAIT
  *	ORDSCHED_RING_RELAX()		a pause in a spin loop
  * and the errno values; and may provide
+ *	ORDSCHED_RING_OUTLINE		how to declare the parts of a call
+ *					past its fast path (default inline;
+ *					noinline in the library, so that
+ *					the fast path needs no stack frame)
  *	ORDSCHED_RING_RETRIES		the most times take and retire
  *					retry after the page changed under
  *					them (default 0: no limit); then
@@ -201,6 +205,10 @@
 #define ORDSCHED_RING_RETRIES	0
 #endif
 
+#ifndef ORDSCHED_RING_OUTLINE
+#define ORDSCHED_RING_OUTLINE	inline
+#endif
+
 /* One more retry: false once ORDSCHED_RING_RETRIES ran out. */
 static inline bool ordsched_ring_retry(unsigned int *tries)
 {
@@ -285,6 +293,17 @@ static inline int ordsched_ring_check(__u64 w, __u64 t, __u32 id)
 }
 
 /*
+ * ordsched_ring_check(@w, @t, @id) == 0 in one comparison: is @w
+ * OWNED(t, id) or SLEEPING(t, id)? For an @id of ORDSCHED_RING_ID_MASK
+ * bits, as the kernel hands out (ring_check tests the two agree).
+ */
+static inline bool ordsched_ring_mine(__u64 w, __u64 t, __u32 id)
+{
+	return w - ordsched_ring_word(t, id, ORDSCHED_RING_OWNED) <=
+	       ORDSCHED_RING_SLEEPING - ORDSCHED_RING_OWNED;
+}
+
+/*
  * ordsched_ring_check() of ticket @t's slot, and -EALREADY once the tail
  * passed @t: a ticket completed at its turn keeps its owned word behind
  * the tail until its completer frees the slot.
@@ -326,12 +345,10 @@ static inline void ordsched_ring_help_head(const struct ordsched_ring_view *r,
 		ORDSCHED_RING_CAS(r->head, t, t + 1);
 }
 
-/*
- * Take the next ticket for handle @id into *@ticket. Return: 0; -EAGAIN
- * when the window is full; -EIO when the page was scribbled on.
- */
-static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
-				     __u32 id, __u64 *ticket)
+/* ordsched_ring_take(), past its fast path: every case. */
+static ORDSCHED_RING_OUTLINE int
+ordsched_ring_take_slow(const struct ordsched_ring_view *r, __u32 id,
+			__u64 *ticket)
 {
 	unsigned int tries = 0;
 	__u64 h, w, *slot;
@@ -377,6 +394,28 @@ static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
 			return -EIO;
 	}
 	return -EAGAIN;
+}
+
+/*
+ * Take the next ticket for handle @id into *@ticket. The fast path: the
+ * slot at the head is free for it, and the claim wins. Return: 0; -EAGAIN
+ * when the window is full; -EIO when the page was scribbled on.
+ */
+static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
+				     __u32 id, __u64 *ticket)
+{
+	__u64 h = ORDSCHED_RING_LOAD(r->head);
+	__u64 *slot = ordsched_ring_slot(r, h);
+	__u64 w = ORDSCHED_RING_LOAD(slot);
+
+	if (w == ordsched_ring_word(h, 0, ORDSCHED_RING_FREE) &&
+	    ORDSCHED_RING_CAS(slot, w,
+			      ordsched_ring_word(h, id, ORDSCHED_RING_OWNED))) {
+		ORDSCHED_RING_CAS(r->head, h, h + 1);
+		*ticket = h;
+		return 0;
+	}
+	return ordsched_ring_take_slow(r, id, ticket);
 }
 
 /*
@@ -487,35 +526,93 @@ static inline int ordsched_ring_free_turn(const struct ordsched_ring_view *r,
 }
 
 /*
+ * The rest of ordsched_ring_turn_passed() past its fast path: @freed says
+ * whether its CAS freed slot @t; wake the thread that flagged it, or
+ * finish the free; then advance from t + 1, this call having moved the
+ * tail onto it. Return: as ordsched_ring_free_turn().
+ */
+static ORDSCHED_RING_OUTLINE int
+ordsched_ring_turn_rest(const struct ordsched_ring_view *r, __u32 id,
+			__u64 t, __u64 w, bool freed, void *ctx)
+{
+	int ret = 0;
+
+	if (!freed)
+		ret = ordsched_ring_free_turn(r, id, t, w, ctx);
+	else if (ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
+		ORDSCHED_RING_WAKE(ctx, t);
+	__ordsched_ring_advance(r, ~0U, true, true, t + 1, ctx);
+	return ret;
+}
+
+/*
+ * The rest of ordsched_ring_complete() once its tail CAS moved the tail
+ * past @t, whose slot held @w: free slot @t, then advance from t + 1.
+ * The fast path: the free succeeds, nobody flagged @t, and the word of
+ * t + 1 is neither RETIRED (move on) nor SLEEPING (wake: this call moved
+ * the tail, race (b)), the only words the advance acts on. If another
+ * thread moved the tail further meanwhile, t + 1 was retired, or its
+ * owner completed it at its turn and looks past it itself. The head
+ * passed t + 1 when t was taken: the advance need not look at the head,
+ * which every taker writes.
+ */
+static ORDSCHED_RING_OUTLINE int
+ordsched_ring_turn_passed(const struct ordsched_ring_view *r, __u32 id,
+			  __u64 t, __u64 w, void *ctx)
+{
+	bool freed;
+	__u64 wn;
+
+	freed = ORDSCHED_RING_CAS(ordsched_ring_slot(r, t), w,
+				  ordsched_ring_word(t + r->mask + 1, 0,
+						     ORDSCHED_RING_FREE));
+	if (!freed || ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
+		return ordsched_ring_turn_rest(r, id, t, w, freed, ctx);
+	wn = ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t + 1));
+	if (wn == ordsched_ring_word(t + 1, 0, ORDSCHED_RING_RETIRED) ||
+	    (ordsched_ring_diff(wn, t + 1) == 0 &&
+	     ordsched_ring_state(wn) == ORDSCHED_RING_SLEEPING))
+		return ordsched_ring_turn_rest(r, id, t, w, true, ctx);
+	return 0;
+}
+
+/*
+ * The rest of ordsched_ring_complete() when @t, whose slot held @w, was
+ * not found at its turn: check it, retire it, then move the tail over it
+ * if it is at the front.
+ */
+static ORDSCHED_RING_OUTLINE int
+ordsched_ring_complete_early(const struct ordsched_ring_view *r, __u32 id,
+			     __u64 t, __u64 w, void *ctx)
+{
+	int ret = ordsched_ring_check(w, t, id);
+
+	if (ret)
+		return ret;
+	ret = ordsched_ring_retire(r, id, t, ctx);
+	/* Race (a): pairs with the tail CAS in ordsched_ring_advance(). */
+	if (!ret)
+		__ordsched_ring_advance(r, ~0U, false, true, t + 1, ctx);
+	return ret;
+}
+
+/*
  * Complete or trash ticket @t of handle @id. At its turn, the tail moves
  * past it first and the slot is freed after; before it, the slot is
- * retired, then the tail moves over it if it is at the front.
+ * retired, then the tail moves over it if it is at the front. The turn
+ * (the slot ours, the tail at @t, one CAS) is the fast path: nobody else
+ * moves the tail off a slot that is not retired.
  * Return: as ordsched_ring_retire().
  */
 static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
 					 __u32 id, __u64 t, void *ctx)
 {
 	__u64 w = ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t));
-	int ret = ordsched_ring_check(w, t, id);
 
-	if (ret)
-		return ret;
-	/*
-	 * The turn: nobody else moves the tail off a slot that is not
-	 * retired. The head passed t + 1 when t was taken: the advance need
-	 * not look at the head, which every taker writes.
-	 */
-	if (ORDSCHED_RING_LOAD(r->tail) == t &&
-	    ORDSCHED_RING_CAS(r->tail, t, t + 1)) {
-		/* Race (b) for the new tail: this call moved it. */
-		__ordsched_ring_advance(r, ~0U, true, true, t + 1, ctx);
-		return ordsched_ring_free_turn(r, id, t, w, ctx);
-	}
-	ret = ordsched_ring_retire(r, id, t, ctx);
-	/* Race (a): pairs with the tail CAS in ordsched_ring_advance(). */
-	if (!ret)
-		__ordsched_ring_advance(r, ~0U, false, true, t + 1, ctx);
-	return ret;
+	if (ordsched_ring_mine(w, t, id) && ORDSCHED_RING_LOAD(r->tail) == t &&
+	    ORDSCHED_RING_CAS(r->tail, t, t + 1))
+		return ordsched_ring_turn_passed(r, id, t, w, ctx);
+	return ordsched_ring_complete_early(r, id, t, w, ctx);
 }
 
 /*

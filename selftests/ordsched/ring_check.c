@@ -1199,6 +1199,47 @@ out:
 #define U64_NEAR_WRAP	(~0ULL - 1)
 #define W46_NEAR_WRAP	((1ULL << 46) - 2)
 
+/*
+ * ordsched_ring_mine(), the fast paths' test, against
+ * ordsched_ring_check() == 0, the exact answer: every word of the tickets
+ * around t (both wraps included), of every state and of ids around the
+ * caller's, for tickets and ids at the edges.
+ */
+static bool check_mine(unsigned int num)
+{
+	static const __u64 tickets[] = {
+		0, 1, 5, W46_NEAR_WRAP, W46_NEAR_WRAP + 1, W46_NEAR_WRAP + 2,
+		U64_NEAR_WRAP, U64_NEAR_WRAP + 1,
+	};
+	static const __u32 ids[] = { 1, 2, 0x7fff, ORDSCHED_RING_ID_MASK };
+	unsigned int ti, ii, state, n = 0;
+	__u64 t, wt, w;
+	__u32 id, wid;
+	int dt, di;
+
+	for (ti = 0; ti < sizeof(tickets) / sizeof(tickets[0]); ti++)
+		for (ii = 0; ii < sizeof(ids) / sizeof(ids[0]); ii++)
+			for (dt = -3; dt <= 3; dt++)
+				for (di = -2; di <= 2; di++)
+					for (state = 0; state < 4; state++) {
+		t = tickets[ti];
+		id = ids[ii];
+		wt = t + dt + (dt == 3 ? (1ULL << 46) - 3 : 0);
+		wid = (id + di) & ORDSCHED_RING_ID_MASK;
+		w = ordsched_ring_word(wt, wid, state);
+		n++;
+		if (ordsched_ring_mine(w, t, id) !=
+		    !ordsched_ring_check(w, t, id)) {
+			printf("not ok %u - mine # word %#llx, ticket %#llx, id %#x\n",
+			       num, (unsigned long long)w,
+			       (unsigned long long)t, id);
+			return false;
+		}
+	}
+	printf("ok %u - mine # %u words\n", num, n);
+	return true;
+}
+
 static const struct config configs[] = {
 	{ .name = "one.2slots.laps", .slots = 2, .parts = 1,
 	  .prog = { "t0 w0 c0 t0 w0 c0 t0 w0 c0" },
@@ -1297,7 +1338,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!only)
-		printf("1..%zu\n", NCONFIGS + 1);
+		printf("1..%zu\n", NCONFIGS + 2);
 	if (mutant)
 		printf("# mutant %s: some configuration must fail\n",
 		       mutant_names[mutant]);
@@ -1313,5 +1354,7 @@ int main(int argc, char **argv)
 	if (!only || !strcmp(only, "kernel.scribbled"))
 		if (!fuzz_kernel(++num, FUZZ_ROUNDS))
 			failed++;
+	if ((!only || !strcmp(only, "mine")) && !check_mine(++num))
+		failed++;
 	return failed ? 1 : 0;
 }
