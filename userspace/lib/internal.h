@@ -20,6 +20,13 @@
  */
 struct ordsched;
 
+/*
+ * The protocol's ctx: a struct ordsched for ORDSCHED_RING_WAKE (complete,
+ * trash), a struct os_ring_ctx for ORDSCHED_RING_SLEEP (wait, the only
+ * call that sleeps and the only one with a deadline). The calls of every
+ * item so pass a pointer they have, not one to their own stack frame,
+ * and can end in a tail call.
+ */
 struct os_ring_ctx {
 	struct ordsched *os;
 	uint64_t deadline_ns;
@@ -53,6 +60,7 @@ int os_ring_sleep(void *ctx, __u64 t);
 #define ORDSCHED_RING_WAKE(ctx, t)	os_ring_wake((ctx), (t))
 #define ORDSCHED_RING_SLEEP(ctx, t)	os_ring_sleep((ctx), (t))
 #define ORDSCHED_RING_RELAX()		os_cpu_relax()
+#define ORDSCHED_RING_OUTLINE		__attribute__((noinline, unused))
 
 #include "ring_proto.h"
 

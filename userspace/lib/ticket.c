@@ -11,8 +11,9 @@
  * The single-ticket calls are the hot path of every program: on the ring
  * they run the protocol directly, not through the batch calls, and the
  * batch calls and the ioctl path stay out of line. Take, a wait at the
- * turn and complete went from 271 to 178 instructions an item so
- * (README.md, the commit benchmark).
+ * turn and complete went from 271 to 178 instructions an item so, and
+ * to 143 with the fast paths of ring_proto.h, whose other cases are out
+ * of line (ORDSCHED_RING_OUTLINE): README.md, the commit benchmark.
  */
 OS_HOT static int ring_take(struct ordsched *os, uint64_t *ticket)
 {
@@ -64,7 +65,6 @@ OS_HOT int ordsched_take(struct ordsched *os, uint64_t *ticket)
  */
 static int ring_retire(struct ordsched *os, uint64_t first, unsigned int count)
 {
-	struct os_ring_ctx ctx = { .os = os };
 	unsigned int i;
 	int ret;
 
@@ -79,7 +79,7 @@ static int ring_retire(struct ordsched *os, uint64_t first, unsigned int count)
 	}
 	for (i = 0; i < count; i++) {
 		ret = ordsched_ring_complete(&os->view, os->ring_id, first + i,
-					     &ctx);
+					     os);
 		if (ret)
 			return ret;
 	}
@@ -100,12 +100,14 @@ int ordsched_complete_batch(struct ordsched *os, uint64_t first,
 	return ret;
 }
 
-/* One ticket on the ring: ring_retire() of a count of 1, without its loops. */
+/*
+ * One ticket on the ring: ring_retire() of a count of 1, without its
+ * loops. At the turn, a load, a compare and the tail CAS, then a tail
+ * call: ordsched_ring_complete() puts the rest out of line.
+ */
 OS_HOT static int ring_retire_one(struct ordsched *os, uint64_t ticket)
 {
-	struct os_ring_ctx ctx = { .os = os };
-
-	return ordsched_ring_complete(&os->view, os->ring_id, ticket, &ctx);
+	return ordsched_ring_complete(&os->view, os->ring_id, ticket, os);
 }
 
 OS_HOT int ordsched_complete(struct ordsched *os, uint64_t ticket)

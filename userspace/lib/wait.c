@@ -58,16 +58,18 @@ int ordsched_is_turn(const struct ordsched *os, uint64_t ticket)
 	return ordsched_tail(os) == ticket;
 }
 
-/* ORDSCHED_RING_WAKE: only called when the ticket's owner flagged it. */
+/*
+ * ORDSCHED_RING_WAKE, @ctx the struct ordsched: only called when the
+ * ticket's owner flagged it.
+ */
 void os_ring_wake(void *ctx, __u64 t)
 {
-	struct os_ring_ctx *c = ctx;
 	struct ordsched_ring_wake wk = { .ticket = t };
 
-	os_ioctl(c->os, ORDSCHED_IOC_RING_WAKE, &wk);
+	os_ioctl(ctx, ORDSCHED_IOC_RING_WAKE, &wk);
 }
 
-/* ORDSCHED_RING_SLEEP: the slot is flagged SLEEPING. */
+/* ORDSCHED_RING_SLEEP, @ctx a struct os_ring_ctx: the slot is flagged SLEEPING. */
 int os_ring_sleep(void *ctx, __u64 t)
 {
 	struct os_ring_ctx *c = ctx;
@@ -108,7 +110,6 @@ static unsigned int spin_budget(const struct ordsched *os)
  */
 void os_ring_flag(struct ordsched *os, uint64_t ticket)
 {
-	struct os_ring_ctx ctx = { .os = os };
 	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
 
 	if (os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
@@ -116,18 +117,44 @@ void os_ring_flag(struct ordsched *os, uint64_t ticket)
 			ordsched_ring_word(ticket, os->ring_id,
 					   ORDSCHED_RING_SLEEPING)) &&
 	    os_ring_load(os->view.tail) == ticket)
-		os_ring_wake(&ctx, ticket);
+		os_ring_wake(os, ticket);
 }
 
 /*
- * The ring's wait. ring_proto.h allows one waiting thread per ticket: the
- * first to leave takes the SLEEPING flag back. Threads of this process
- * that wait for the same ticket count themselves in ring_waiters, and
- * one that leaves while others still wait flags the slot again, then
- * wakes them itself if the tail got there meanwhile (race (b) again:
- * the mover that CASes the tail onto it then looks at the slot). A
- * pollable handle's tickets keep their flag the same way; when the wait
- * returns 0 the mover saw the flag and woke the pollers already.
+ * The ring's spin, for a ticket of this handle: look at the tail while
+ * spin_budget() allows. Return the tail last seen, @ticket when the turn
+ * came; ticket + 1 when the slot says the ticket is not the handle's,
+ * or there was no spin (ring_wait() then answers). Small and out of
+ * line: what follows the turn is the next ticket's serial path.
+ */
+__attribute__((noinline))
+static __u64 ring_spin(struct ordsched *os, uint64_t ticket)
+{
+	__u64 tail = ticket + 1;
+	unsigned int spin;
+
+	if (!ordsched_ring_mine(os_ring_load(ordsched_ring_slot(&os->view, ticket)),
+				ticket, os->ring_id))
+		return tail;
+	for (spin = spin_budget(os); spin; spin--) {
+		tail = os_ring_load(os->view.tail);
+		if (tail == ticket || ordsched_ring_passed(tail, ticket))
+			break;
+		cpu_relax();
+	}
+	return tail;
+}
+
+/*
+ * The ring's sleep, once the spin is over. ring_proto.h allows one
+ * waiting thread per ticket: the first to leave takes the SLEEPING flag
+ * back. Threads of this process that wait for the same ticket count
+ * themselves in ring_waiters, and one that leaves while others still
+ * wait flags the slot again, then wakes them itself if the tail got
+ * there meanwhile (race (b) again: the mover that CASes the tail onto it
+ * then looks at the slot). A pollable handle's tickets keep their flag
+ * the same way; when the wait returns 0 the mover saw the flag and woke
+ * the pollers already.
  */
 __attribute__((noinline))
 static int ring_wait(struct ordsched *os, uint64_t ticket,
@@ -136,23 +163,13 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	struct os_ring_ctx ctx = { .os = os, .deadline_ns = deadline_ns };
 	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
 	unsigned int *waiters = &os->ring_waiters[ticket & os->view.mask];
-	unsigned int spin, others;
-	__u64 tail = ticket + 1;
+	unsigned int others;
 	int ret;
 
+	/* Not this handle's: answer before counting in another's waiters. */
 	ret = ordsched_ring_check(os_ring_load(slot), ticket, os->ring_id);
 	if (ret)
 		return ret;
-	for (spin = spin_budget(os); spin; spin--) {
-		tail = os_ring_load(os->view.tail);
-		if (tail == ticket || ordsched_ring_passed(tail, ticket))
-			break;
-		cpu_relax();
-	}
-	/* The turn: still ours? (retired by another thread: EALREADY) */
-	if (tail == ticket)
-		return ordsched_ring_check(os_ring_load(slot), ticket,
-					   os->ring_id);
 	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
 	ret = ordsched_ring_wait(&os->view, os->ring_id, ticket, 0, &ctx);
 	others = __atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
@@ -162,7 +179,7 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 			ordsched_ring_word(ticket, os->ring_id,
 					   ORDSCHED_RING_SLEEPING)) &&
 	    (others || ret) && os_ring_load(os->view.tail) == ticket)
-		os_ring_wake(&ctx, ticket);
+		os_ring_wake(os, ticket);
 	return ret;
 }
 
@@ -193,19 +210,27 @@ static int ioctl_wait(struct ordsched *os, uint64_t ticket,
 }
 
 /*
- * The paths are out of line so that this one, the turn already there on
- * the ring, saves no registers: it is most waits with threads <= CPUs.
+ * The paths are out of line so that this one, the turn there at once or
+ * during the spin, saves no registers: it is most waits with threads <=
+ * CPUs. At the turn, the slot says whether the ticket is still ours (0),
+ * or why not: retired by another thread of the handle (EALREADY), or
+ * never this handle's (EPERM, EINVAL), the kernel's answers. A ticket
+ * the tail passed is the sleep path's to answer: ordsched_ring_wait()
+ * also looks at the tail.
  */
 OS_HOT int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
 {
+	__u64 w;
+
 	if (!os_ring(os))
 		return ioctl_wait(os, ticket, deadline_ns);
-	/* ring_wait() would check the slot and give this answer too. */
-	if (os_ring_load(os->view.tail) == ticket)
-		return ordsched_ring_check(
-			os_ring_load(ordsched_ring_slot(&os->view, ticket)),
-			ticket, os->ring_id);
-	return ring_wait(os, ticket, deadline_ns);
+	if (os_ring_load(os->view.tail) != ticket &&
+	    ring_spin(os, ticket) != ticket)
+		return ring_wait(os, ticket, deadline_ns);
+	w = os_ring_load(ordsched_ring_slot(&os->view, ticket));
+	if (ordsched_ring_mine(w, ticket, os->ring_id))
+		return 0;
+	return ordsched_ring_check(w, ticket, os->ring_id);
 }
 
 int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
