@@ -74,8 +74,10 @@
  * Complete and trash are one operation. At the turn (the tail is t and
  * slot t still OWNED(t, id)) the hand-over comes first: move the tail
  * t -> t + 1 (nobody else moves the tail off a slot that is not retired),
- * advance from t + 1 as below (that CAS moved the tail: the new tail's
- * sleeper is ours to wake), then free slot t for t + R. One CAS stands
+ * free slot t for t + R, then advance from t + 1 as below (that CAS moved
+ * the tail: the new tail's sleeper is ours to wake); the advance only
+ * acts on a RETIRED or SLEEPING word of t + 1, so the completer runs it
+ * only when it finds one there. One CAS stands
  * between the completer and the next ticket's turn, where retiring first
  * took three (retire, tail, free). Before the turn (early), or when the
  * tail CAS fails: retire the slot, then advance. Either way the slot CAS
@@ -148,7 +150,8 @@
  *  - at the turn, after the tail CAS, before the free: OWNED(t, id) stays
  *    behind the tail; the taker of t + R frees it late; release trashes it
  *    to RETIRED(t) (if no taker freed it already), and its advance wakes
- *    the new tail's sleeper if the dead completer's advance had not.
+ *    the new tail's sleeper if the dead completer's advance had not;
+ *    after the free, before or in the advance: the same wake-up.
  *  - after flagging SLEEPING, before or inside the sleep: release trashes
  *    the flagged slot like any other.
  *  - in release itself (the kernel does not die, but its budget may run
