@@ -26,10 +26,9 @@ EXPECTED_WARN_RE+='|Call Trace:'
 
 # The kernels a run may boot, in the order "all" boots them: Debian's stock
 # kernels (headers and image unpacked by kernel-fetch.sh) and the debug
-# kernel the project builds (debug-kernel.sh).
-ALL_KERNELS="6.1 6.12 6.12-rt 6.1-rt debug"
-# Known too, but not in "all" (see README): the debug kernel on PREEMPT_RT.
-KNOWN_KERNELS="$ALL_KERNELS debug-rt"
+# kernels the project builds (debug-kernel.sh), without and with PREEMPT_RT.
+ALL_KERNELS="6.1 6.12 6.12-rt 6.1-rt debug debug-rt"
+KNOWN_KERNELS="$ALL_KERNELS"
 
 declare -A K_KVER=() K_KDIR=() K_IMAGE=() K_APPEND=()
 

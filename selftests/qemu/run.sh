@@ -14,8 +14,8 @@
 #   -k KERNELS the kernels, separated by commas or spaces, from: 6.1,
 #              6.12, 6.12-rt, 6.1-rt (Debian's stock and PREEMPT_RT
 #              kernels), debug (built here: KASAN, lockdep with raw lock
-#              nesting, kmemleak, UBSAN), or all of these: "all";
-#              debug-rt (the debug kernel with PREEMPT_RT) only by name
+#              nesting, kmemleak, UBSAN), debug-rt (the same with
+#              PREEMPT_RT), or all of these: "all"
 #   -f PREFIX  run only the tests whose names start with PREFIX (in-kernel
 #              cases are named suite.case, userspace ones by program)
 #   -S         skip the self-check (for quick iterations, not for CI)
