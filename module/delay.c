@@ -1572,8 +1572,10 @@ EXPORT_SYMBOL_GPL(ordsched_delay_task_init);
  * @task: the task, embedded in the caller's structure; not on the stack
  * @fn: what to run when the task is due: in the scheduler's hrtimer
  *	callback, in hard interrupt context with interrupts off, also on
- *	PREEMPT_RT; it must not sleep, and should be short (the tasks of a
- *	scheduler run there one at a time, in deadline order)
+ *	PREEMPT_RT; it must not sleep (on PREEMPT_RT that rules out
+ *	spinlock_t and allocating or freeing memory too), and should be
+ *	short (the tasks of a scheduler run there one at a time, in
+ *	deadline order)
  *
  * Must not be called while the task is queued.
  *

@@ -14,6 +14,7 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/ktime.h>
+#include <linux/llist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <ordsched.h>
@@ -551,6 +552,40 @@ out:
 /* ---- a function that frees its task ------------------------------------ */
 
 /*
+ * A task its own function frees. Not in hard interrupt on PREEMPT_RT,
+ * where the slab's locks sleep and memory may be neither allocated nor
+ * freed there (delay.h): the function lists the task for the test to free
+ * after destroy, and only the other kernels' KASAN sees a touch after the
+ * function.
+ */
+struct irq_owned {
+	struct ordsched_delay_task task;
+	atomic_t *freed;
+	struct llist_head *dead;
+	struct llist_node node;
+};
+
+static void irq_owned_fn(struct ordsched_delay_task *task)
+{
+	struct irq_owned *o = container_of(task, struct irq_owned, task);
+
+	atomic_inc(o->freed);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		llist_add(&o->node, o->dead);
+	else
+		kfree(o);
+}
+
+/* @cancelled: in process context, at destroy. */
+static void irq_owned_cancelled(struct ordsched_delay_task *task)
+{
+	struct irq_owned *o = container_of(task, struct irq_owned, task);
+
+	atomic_inc(o->freed);
+	kfree(o);
+}
+
+/*
  * Tasks freed by their own function (in hard irq) and by @cancelled at
  * destroy: KASAN sees anything that touches them after.
  */
@@ -558,13 +593,14 @@ static void irq_destroy_pending(struct ktest *t)
 {
 	struct ordsched_delay_params p = {
 		.name = "irq_owned",
-		.cancelled = kt_owned_fn,
+		.cancelled = irq_owned_cancelled,
 	};
 	struct ordsched_delay_stats s;
 	atomic_t freed = ATOMIC_INIT(0);
+	struct irq_owned *o, *next;
+	LLIST_HEAD(dead);
 	struct ordsched_delay *d;
 	unsigned int i, n = 0;
-	struct kt_owned_task *o;
 
 	d = ordsched_delay_create(&p);
 	if (!KT_EXPECT(t, !IS_ERR(d)))
@@ -574,7 +610,8 @@ static void irq_destroy_pending(struct ktest *t)
 		if (!KT_EXPECT(t, o))
 			break;
 		o->freed = &freed;
-		ordsched_delay_task_init_irq(&o->task, kt_owned_fn);
+		o->dead = &dead;
+		ordsched_delay_task_init_irq(&o->task, irq_owned_fn);
 		/* One in eight due now, the rest 1-3 s away. */
 		if (!ordsched_delay_queue(d, &o->task,
 					  i % 8 ? (i % 3 + 1) * NSEC_PER_SEC : 0))
@@ -587,6 +624,8 @@ static void irq_destroy_pending(struct ktest *t)
 	KT_EXPECT(t, s.ran_irq > 0);
 	ordsched_delay_destroy(d);
 	KT_EXPECT_EQ(t, atomic_read(&freed), n);
+	llist_for_each_entry_safe(o, next, llist_del_all(&dead), node)
+		kfree(o);
 }
 
 /* ---- flush and stop ---------------------------------------------------- */

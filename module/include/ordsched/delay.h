@@ -68,9 +68,11 @@ struct ordsched_delay_task;
  * a stream, so it may sleep (holding up the tasks behind it on an ordered
  * workqueue or on its stream); hard interrupt with interrupts off, also on
  * PREEMPT_RT, for a task initialized by ordsched_delay_task_init_irq(),
- * so it must not sleep (and holds up the scheduler's other interrupt
- * tasks). The task is the caller's again when this function is called: it
- * may free the task or queue it again.
+ * so it must not sleep, nor take a spinlock_t or allocate or free memory
+ * on PREEMPT_RT, where those sleep (and it holds up the scheduler's other
+ * interrupt tasks). The task is the caller's again when this function is
+ * called: it may free the task (where its context allows) or queue it
+ * again.
  */
 typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
 
