@@ -563,6 +563,9 @@ int ordsched_ring_dom_wait(struct ordsched_handle *h, u64 ticket,
 	if (ret)
 		return ret;
 	ring_view(dom, &r);
+	ret = ordsched_ring_window(&r, ticket);
+	if (ret)
+		return ret;
 	slot = ordsched_ring_slot(&r, ticket);
 	/* Bounded: only a scribbler fails this CAS, and only one try each. */
 	w = ORDSCHED_RING_LOAD(slot);

@@ -307,16 +307,43 @@ static inline bool ordsched_ring_mine(__u64 w, __u64 t, __u32 id)
 }
 
 /*
- * ordsched_ring_check() of ticket @t's slot, and -EALREADY once the tail
- * passed @t: a ticket completed at its turn keeps its owned word behind
- * the tail until its completer frees the slot.
+ * Is @t in the window, at or after the tail and before the head? 0 if so;
+ * -EALREADY before the tail, -EINVAL from the head on. A slot word holds
+ * the ticket modulo 2^46, so ordsched_ring_check() alone takes ticket
+ * t + 2^46, never handed out, for ticket t: the 64-bit counters tell them
+ * apart. Tickets count from 0 and never reach 2^64 in a domain's life;
+ * where the window crosses 2^64 (a page written to, or ring_check's runs
+ * near the wrap) before and after are modulo 2^64, as everywhere else.
+ * The tail is read first: both only grow, so the window read can only be
+ * wider than any the page held, never miss a live ticket.
+ */
+static inline int ordsched_ring_window(const struct ordsched_ring_view *r,
+				       __u64 t)
+{
+	__u64 tail = ORDSCHED_RING_LOAD(r->tail);
+	__u64 head = ORDSCHED_RING_LOAD(r->head);
+
+	if (t - tail < head - tail)
+		return 0;
+	if (tail <= head)
+		return t < tail ? -EALREADY : -EINVAL;
+	return (__s64)(t - tail) < 0 ? -EALREADY : -EINVAL;
+}
+
+/*
+ * ordsched_ring_window(), ordsched_ring_check() of ticket @t's slot, and
+ * -EALREADY once the tail passed @t: a ticket completed at its turn keeps
+ * its owned word behind the tail until its completer frees the slot.
  */
 static inline int ordsched_ring_check_live(const struct ordsched_ring_view *r,
 					   __u64 t, __u32 id)
 {
-	int ret = ordsched_ring_check(ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t)),
-				      t, id);
+	int ret = ordsched_ring_window(r, t);
 
+	if (ret)
+		return ret;
+	ret = ordsched_ring_check(ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t)),
+				  t, id);
 	if (!ret && ordsched_ring_passed(ORDSCHED_RING_LOAD(r->tail), t))
 		return -EALREADY;
 	return ret;
@@ -588,8 +615,10 @@ static ORDSCHED_RING_OUTLINE int
 ordsched_ring_complete_early(const struct ordsched_ring_view *r, __u32 id,
 			     __u64 t, __u64 w, void *ctx)
 {
-	int ret = ordsched_ring_check(w, t, id);
+	int ret = ordsched_ring_window(r, t);
 
+	if (!ret)
+		ret = ordsched_ring_check(w, t, id);
 	if (ret)
 		return ret;
 	ret = ordsched_ring_retire(r, id, t, ctx);

@@ -5,7 +5,9 @@
  * for another handle's ticket or one never issued it answers what
  * ORDSCHED_IOC_WAIT answers (EPERM, EINVAL), not 0. Run on both paths:
  * the shared ring (the default, answers from the page) and the ioctls
- * (ORDSCHED_OPEN_NO_RING). Built with the library's sources.
+ * (ORDSCHED_OPEN_NO_RING). Tickets never handed out answer EINVAL
+ * also when a slot word's 46 bits of ticket cannot tell them from held
+ * ones. Built with the library's sources.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -65,6 +67,54 @@ static void wait_answers(struct __test_metadata *_metadata, unsigned int flags)
 	EXPECT_EQ(-EINVAL, ordsched_complete(os, u + 5));
 	ordsched_close(other);
 	ordsched_close(os);
+}
+
+/*
+ * Tickets never handed out that a slot word cannot tell from a held one:
+ * t + 2^46 (the word keeps the ticket modulo 2^46) and the top of the
+ * 64-bit range. EINVAL from every call, and t stays held.
+ */
+static void aliases(struct __test_metadata *_metadata, unsigned int flags)
+{
+	const uint64_t far[] = { 1ULL << 46, (1ULL << 46) - 1, ~0ULL };
+	struct ordsched_stats st;
+	struct ordsched *os;
+	uint64_t t, u, bad;
+	unsigned int i;
+
+	ASSERT_EQ(0, ordsched_open_flags(&os, flags));
+	ASSERT_EQ(0, ordsched_take(os, &t));
+	ASSERT_EQ(0, ordsched_take(os, &u));
+	for (i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+		/* An alias of t, at its turn, and one of u, before it. */
+		bad = far[i] == ~0ULL ? far[i] : t + far[i];
+		EXPECT_EQ(-EINVAL, ordsched_wait(os, bad, 0));
+		EXPECT_EQ(-EINVAL, ordsched_complete(os, bad));
+		EXPECT_EQ(-EINVAL, ordsched_trash(os, bad));
+		EXPECT_EQ(-EINVAL, ordsched_complete_batch(os, bad, 2));
+		bad = far[i] == ~0ULL ? far[i] - 1 : u + far[i];
+		EXPECT_EQ(-EINVAL, ordsched_wait(os, bad, 0));
+		EXPECT_EQ(-EINVAL, ordsched_complete(os, bad));
+		EXPECT_EQ(-EINVAL, ordsched_trash(os, bad));
+	}
+	ASSERT_EQ(0, ordsched_stats(os, &st));
+	EXPECT_EQ(t, st.tail);
+	EXPECT_EQ(2, st.held);
+	EXPECT_EQ(0, ordsched_wait(os, t, 0));
+	EXPECT_EQ(0, ordsched_complete(os, u));
+	EXPECT_EQ(0, ordsched_complete(os, t));
+	EXPECT_EQ(u + 1, ordsched_tail(os));
+	ordsched_close(os);
+}
+
+TEST(never_issued_aliases)
+{
+	aliases(_metadata, 0);
+}
+
+TEST(never_issued_aliases_ioctl)
+{
+	aliases(_metadata, ORDSCHED_OPEN_NO_RING);
 }
 
 TEST(wait_answers_as_the_kernel)

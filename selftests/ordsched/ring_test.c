@@ -234,6 +234,51 @@ TEST(ioctl_path)
 	close(fa);
 }
 
+/*
+ * The commands of a ring domain for tickets never handed out that a slot
+ * word cannot tell from a held one (it keeps the ticket modulo 2^46):
+ * EINVAL, and nothing changes.
+ */
+TEST(ioctl_aliases)
+{
+	const __u64 bad[] = { 1ULL << 46, (1ULL << 46) + 1, ~0ULL, ~0ULL - 100 };
+	struct ordsched_stats st;
+	struct ring a;
+	unsigned int i;
+	int fa, fb;
+	__u64 t;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	/* Tickets 0 and 1, held through the ioctls. */
+	ASSERT_EQ(0, dev_take(fb, 1, &t));
+	ASSERT_EQ(0, dev_take(fb, 1, &t));
+	ASSERT_EQ(1, t);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, dev_wait(fb, bad[i], now_ns() + 20 * MS));
+		EXPECT_EQ(-EINVAL, ring_wait_raw(fb, bad[i], now_ns() + 20 * MS));
+		EXPECT_EQ(-EINVAL, dev_complete(fb, bad[i], 1));
+		EXPECT_EQ(-EINVAL, dev_trash(fb, bad[i], 1));
+		/* ~0 there is ORDSCHED_NO_TICKET: nothing to complete. */
+		if (bad[i] != ORDSCHED_NO_TICKET)
+			EXPECT_EQ(-EINVAL, dev_complete_wait(fb, bad[i], 1, 0));
+	}
+	EXPECT_EQ(0, ring_load(a.v.tail));
+	EXPECT_EQ(2, ring_load(a.v.head));
+	ASSERT_EQ(0, dev_stats(fb, &st));
+	EXPECT_EQ(2, st.held);
+	EXPECT_EQ(0, st.completed);
+	EXPECT_EQ(0, st.trashed);
+	EXPECT_EQ(0, dev_complete(fb, 0, 2));
+	EXPECT_EQ(2, ring_load(a.v.tail));
+	ring_close(&a);
+	close(fb);
+	close(fa);
+}
+
 /* One thread, many tickets: take, turn, complete, no system call. */
 TEST(uncontended_no_syscalls)
 {

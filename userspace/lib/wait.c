@@ -167,7 +167,7 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	int ret;
 
 	/* Not this handle's: answer before counting in another's waiters. */
-	ret = ordsched_ring_check(os_ring_load(slot), ticket, os->ring_id);
+	ret = ordsched_ring_check_live(&os->view, ticket, os->ring_id);
 	if (ret)
 		return ret;
 	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
