@@ -112,9 +112,12 @@
  * the wrong lap. That needs a thread stalled between two instructions for
  * 2^46 tickets of its own domain (8 days at 10^8 tickets/s), and at worst
  * stalls that domain (a claim on the wrong lap waits for a tail that has
- * gone by, until its deadline) or misorders it. Head and tail are full
- * 64-bit counters: crossing 2^64 is harmless. The page needs 64-bit
- * atomic compare-and-swap (cmpxchg8b on 32-bit x86).
+ * gone by, until its deadline) or misorders it. Commands are not fooled
+ * by the 46 bits: a ticket outside [tail, head) answers EALREADY before
+ * the tail and EINVAL from the head on, also when its slot holds the word
+ * of a ticket 2^46 away. Head and tail are full 64-bit counters: crossing
+ * 2^64 is harmless. The page needs 64-bit atomic compare-and-swap
+ * (cmpxchg8b on 32-bit x86).
  */
 #ifndef _UAPI_LINUX_ORDSCHED_RING_H
 #define _UAPI_LINUX_ORDSCHED_RING_H
