@@ -70,7 +70,8 @@ struct ordsched;
  * version and maps the domain's status page.
  *
  * Return: 0; -ENOENT when the module is not loaded; -EINVAL when the
- * kernel speaks another API version; -ENOMEM; or an error of open(2) or
+ * kernel speaks another API version; -EPROTO when it reports a status
+ * page the library cannot read; -ENOMEM; or an error of open(2) or
  * mmap(2).
  */
 int ordsched_open(struct ordsched **os);
@@ -138,11 +139,15 @@ int ordsched_uses_ring(const struct ordsched *os);
  * @os: a handle
  * @out: where to store the new handle; its descriptor is close-on-exec
  *
- * The new handle holds no ticket; it takes the ring when @os does. Give it to another process (fork, or
- * ordsched_fd() over a UNIX socket) so that its tickets are trashed when
- * that process dies, and not when the whole domain goes.
+ * The new handle holds no ticket; it takes the ring when @os does, unless
+ * the domain has no ring id left for it (65,535 handles at once): then it
+ * takes the ioctl path, which works in a ring domain too. Give it to
+ * another process (fork, or ordsched_fd() over a UNIX socket) so that its
+ * tickets are trashed when that process dies, and not when the whole
+ * domain goes.
  *
- * Return: 0; -EMFILE; -ENOMEM.
+ * Return: 0; -EMFILE, -ENFILE; -ENOMEM; or as ordsched_open() for the
+ * handshake and the status page's mmap(2).
  */
 int ordsched_new_handle(struct ordsched *os, struct ordsched **out);
 
