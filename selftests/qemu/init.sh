@@ -107,6 +107,23 @@ run_ktest() { # run_ktest [MODULE PARAMETERS]
 	fi
 }
 
+# Wait up to a minute for the users of the ordsched module to go. When a
+# test outlives its timeout, the harness SIGKILLs it but does not reap it:
+# the harness moves on while the killed test still closes its handles, and
+# the next test (or the unload) would race with it. After the wait, a user
+# left is a leaked reference, and the unload reports it (once it leaked,
+# later tests do not wait).
+settle() { # settle NAME
+	n=0
+	while [ "$(cat /sys/module/ordsched/refcnt 2>/dev/null || echo 0)" != 0 ]; do
+		[ $n -ge 600 ] || [ -n "$leaked_ref" ] && break
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ $n = 600 ] && leaked_ref=$1
+	[ $n = 0 ] || say "log $1: waited $((n * 100)) ms for the module's users to go"
+}
+
 # Run one kselftest_harness program and forward its TAP lines.
 run_selftest() {
 	prog=$1
@@ -119,6 +136,7 @@ run_selftest() {
 	# kselftest exit codes: 0 pass, 4 skip; anything else is a failure.
 	[ $st = 4 ] && st=0
 	res $st $name.exit
+	settle $name
 }
 
 # A client module destroys each kind of instance with work in flight and
