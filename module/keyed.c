@@ -347,25 +347,6 @@ static bool keyed_keys_valid(const u64 *keys, unsigned int n,
 	return true;
 }
 
-/**
- * ordsched_keyed_queue() - queue a task under one or more keys
- * @kx: the executor
- * @task: an initialized task, not in flight
- * @keys: its keys, all different
- * @nr_keys: how many: from 1 to the task's number of tokens, at most
- *	%ORDSCHED_KEYED_MAX_KEYS
- *
- * The task runs once every task queued earlier on any of its keys has
- * finished, and before any task queued later on any of them starts.
- * Queueings from different threads are ordered by the instant they take
- * their places, which is the same instant on all the task's keys. Stores
- * before the call are visible to the task. Nothing is allocated; the call
- * never waits.
- *
- * Context: process or softirq context, not hard interrupt.
- * Return: true, or false if @nr_keys is out of range or a key repeats
- * (the task is not queued).
- */
 bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
 			  const u64 *keys, unsigned int nr_keys)
@@ -444,21 +425,6 @@ static unsigned int keyed_withdraw(struct ordsched_keyed *kx,
 	return n;
 }
 
-/**
- * ordsched_keyed_cancel() - cancel a task that has not started
- * @kx: the executor the task was queued on
- * @task: the task; its ordsched_keyed_queue() has returned
- *
- * A task still waiting for earlier tasks of its keys, or ready and queued
- * on the workqueue but not started, is withdrawn from its keys (the tasks
- * behind it move up) and will not run; its @done is not called and it is
- * the caller's again. Either this returns true and the task will not run,
- * or the task has run, is running or will run and this returns false:
- * never both, never neither. Does not wait for a running task.
- *
- * Context: process or softirq context, not hard interrupt.
- * Return: true if the task was cancelled.
- */
 bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 			   struct ordsched_keyed_task *task)
 {
@@ -496,17 +462,6 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_cancel);
 
-/**
- * ordsched_keyed_task_init() - prepare a task
- * @task: the task
- * @fn: the work (see &struct ordsched_keyed_task)
- * @done: called when ordsched is done with the task (may be NULL)
- * @tokens: an array of @nr_tokens tokens for a task with several keys,
- *	valid while the task is in flight; NULL for a task with one key
- * @nr_tokens: the size of @tokens (ignored if @tokens is NULL)
- *
- * Context: any context.
- */
 void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
 			      ordsched_keyed_fn fn, ordsched_keyed_fn done,
 			      struct ordsched_keyed_token *tokens,
@@ -538,19 +493,6 @@ static bool keyed_drained(struct ordsched_keyed *kx, unsigned long colors)
 
 #define KEYED_ALL_COLORS	(BIT(KEYED_COLORS) - 1)
 
-/**
- * ordsched_keyed_flush() - wait for the tasks queued so far
- * @kx: the executor
- *
- * Returns once every task queued before the call has finished: its
- * function and its @done have returned. Tasks queued later, also by the
- * tasks themselves, are not waited for. Concurrent flushes are serialized.
- * The wait is killable: a task that never returns would otherwise hold
- * the caller forever.
- *
- * Context: process context, may sleep; not from a task of @kx.
- * Return: 0, or -EINTR if a fatal signal came first.
- */
 int ordsched_keyed_flush(struct ordsched_keyed *kx)
 {
 	unsigned int next, others;
@@ -574,16 +516,6 @@ int ordsched_keyed_flush(struct ordsched_keyed *kx)
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_flush);
 
-/**
- * ordsched_keyed_get_stats() - read an executor's counters
- * @kx: the executor
- * @stats: where to store them
- *
- * The counters are per CPU and summed here: each is exact once the
- * executor is idle.
- *
- * Context: any context.
- */
 void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
 			      struct ordsched_keyed_stats *stats)
 {
@@ -605,14 +537,6 @@ static void keyed_show(struct seq_file *m, struct ordsched_instance *inst)
 		   1U << kx->order, inflight, ordsched_keyed_live_keys(kx));
 }
 
-/**
- * ordsched_keyed_create() - build a keyed executor
- * @params: the parameters; NULL for all defaults
- *
- * Context: process context, may sleep.
- * Return: the executor, or an ERR_PTR(): -EINVAL for a hash order above
- * 16, -ENOMEM.
- */
 struct ordsched_keyed *
 ordsched_keyed_create(const struct ordsched_keyed_params *params)
 {
@@ -673,18 +597,6 @@ static void keyed_quiesce(struct ordsched_keyed *kx)
 	synchronize_rcu();
 }
 
-/**
- * ordsched_keyed_destroy() - drain and free a keyed executor
- * @kx: the executor (NULL or an ERR_PTR() is ignored)
- *
- * Waits until every task queued has finished (its @done returned),
- * including tasks queued by tasks while it waits, then frees the
- * executor. When it returns, nothing runs a task of @kx and nothing will:
- * the module that owns the tasks may unload. Nobody may queue from
- * outside the tasks once destroy is called.
- *
- * Context: process context, may sleep; not from a task of @kx.
- */
 void ordsched_keyed_destroy(struct ordsched_keyed *kx)
 {
 	if (IS_ERR_OR_NULL(kx))

@@ -192,15 +192,6 @@ static void spread_work_fn(struct work_struct *work)
 	wake_up_all(&sp->waitq);
 }
 
-/**
- * ordsched_spread_kick() - tell the spreader the producer has groups
- * @sp: the spreader
- *
- * Starts the spreader, or makes it pull again after the producer ran dry.
- * Call it after the groups can be pulled.
- *
- * Context: any context, hard interrupt included.
- */
 void ordsched_spread_kick(struct ordsched_spread *sp)
 {
 	this_cpu_inc(sp->stats->kicks);
@@ -217,18 +208,6 @@ void ordsched_spread_kick(struct ordsched_spread *sp)
 }
 EXPORT_SYMBOL_GPL(ordsched_spread_kick);
 
-/**
- * ordsched_spread_flush() - wait until the spreader has nothing left to do
- * @sp: the spreader
- *
- * Returns once the spreader has stopped with every slot empty and the
- * producer dry: every job of every group pulled so far has been
- * dispatched. Kicks during the wait extend it. The wait is killable: a
- * producer that never runs dry would otherwise hold the caller forever.
- *
- * Context: process context, may sleep; not from a callback of @sp.
- * Return: 0, or -EINTR if a fatal signal came first.
- */
 int ordsched_spread_flush(struct ordsched_spread *sp)
 {
 	might_sleep();
@@ -239,13 +218,6 @@ int ordsched_spread_flush(struct ordsched_spread *sp)
 }
 EXPORT_SYMBOL_GPL(ordsched_spread_flush);
 
-/**
- * ordsched_spread_get_stats() - read a spreader's counters
- * @sp: the spreader
- * @stats: where to store them
- *
- * Context: any context.
- */
 void ordsched_spread_get_stats(const struct ordsched_spread *sp,
 			       struct ordsched_spread_stats *stats)
 {
@@ -263,16 +235,6 @@ static void spread_show(struct seq_file *m, struct ordsched_instance *inst)
 		   sp->budget, atomic_read(&sp->wip) != 0);
 }
 
-/**
- * ordsched_spread_create() - build a spreader
- * @params: the parameters; @params->ops is required
- *
- * The spreader starts idle: nothing is pulled before the first kick.
- *
- * Context: process context, may sleep.
- * Return: the spreader, or an ERR_PTR(): -EINVAL for NULL @params, missing
- * callbacks or more than 1024 lanes, -ENOMEM.
- */
 struct ordsched_spread *
 ordsched_spread_create(const struct ordsched_spread_params *params)
 {
@@ -314,17 +276,6 @@ err_free_sp:
 }
 EXPORT_SYMBOL_GPL(ordsched_spread_create);
 
-/**
- * ordsched_spread_destroy() - stop and free a spreader
- * @sp: the spreader (NULL or an ERR_PTR() is ignored)
- *
- * Stops at the next job without waiting for the producer to run dry: the
- * groups still in the lanes are handed back through @release with the
- * jobs not dispatched still on their lists. To dispatch everything first,
- * call ordsched_spread_flush(). The caller must have stopped kicking.
- *
- * Context: process context, may sleep; not from a callback of @sp.
- */
 void ordsched_spread_destroy(struct ordsched_spread *sp)
 {
 	unsigned int i;

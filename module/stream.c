@@ -199,16 +199,6 @@ static void stream_drain_fn(struct work_struct *work)
 	trace_ordsched_stream_drain(set->inst.id, stream, n, more);
 }
 
-/**
- * ordsched_stream_item_init() - prepare an item
- * @item: the item
- * @fn: what to run when the item's turn comes
- *
- * Call once before the item is first queued; an item that has run (or was
- * cancelled) may be queued again without another init.
- *
- * Context: any context.
- */
 void ordsched_stream_item_init(struct ordsched_stream_item *item,
 			       ordsched_stream_fn fn)
 {
@@ -256,20 +246,6 @@ bool ordsched_stream_queue_untracked(struct ordsched_stream *stream,
 	return stream_queue(stream, item, false);
 }
 
-/**
- * ordsched_stream_queue() - queue an item at the end of a stream
- * @stream: the stream
- * @item: the item, initialized and not queued
- *
- * The item runs after every item queued on @stream before it, and before
- * every item queued after it, in a worker of the stream's workqueue (see
- * &typedef ordsched_stream_fn). As with queue_work(), an item that is
- * still queued (on this stream or another) is left where it is. Stores
- * before the call are visible to the item's function.
- *
- * Context: any context, hard interrupt included.
- * Return: true, or false if @item was already queued.
- */
 bool ordsched_stream_queue(struct ordsched_stream *stream,
 			   struct ordsched_stream_item *item)
 {
@@ -277,19 +253,6 @@ bool ordsched_stream_queue(struct ordsched_stream *stream,
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_queue);
 
-/**
- * ordsched_stream_cancel() - remove an item that has not started
- * @stream: the stream
- * @item: an item queued on @stream, or not queued at all
- *
- * Either the item is removed before it started, and this returns true and
- * the item will not run, or it has started (or run, or was never queued),
- * and this returns false. An item is never both run and reported
- * cancelled. Cancel does not wait for a running item.
- *
- * Context: any context, hard interrupt included.
- * Return: true if the item was removed.
- */
 bool ordsched_stream_cancel(struct ordsched_stream *stream,
 			    struct ordsched_stream_item *item)
 {
@@ -351,19 +314,6 @@ static int stream_barrier(struct ordsched_stream *stream, bool killable)
 	return 0;
 }
 
-/**
- * ordsched_stream_flush() - wait until the items queued so far have run
- * @stream: the stream
- *
- * Queues a barrier item and waits for it: every item queued before the
- * call has run (or was cancelled) when this returns. Items queued later
- * are not waited for. An idle stream returns at once. The wait is
- * killable: an item that never returns would otherwise hold the caller
- * forever. Must not be called from an item of @stream.
- *
- * Context: process context, may sleep.
- * Return: 0, or -EINTR if a fatal signal came first.
- */
 int ordsched_stream_flush(struct ordsched_stream *stream)
 {
 	might_sleep();
@@ -378,13 +328,6 @@ int ordsched_stream_flush(struct ordsched_stream *stream)
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_flush);
 
-/**
- * ordsched_stream_init() - prepare a stream
- * @stream: the stream
- * @set: the stream set it belongs to (NULL: ordsched's default set)
- *
- * Context: any context.
- */
 void ordsched_stream_init(struct ordsched_stream *stream,
 			  struct ordsched_stream_set *set)
 {
@@ -397,20 +340,6 @@ void ordsched_stream_init(struct ordsched_stream *stream,
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_init);
 
-/**
- * ordsched_stream_destroy() - drain and tear down a stream
- * @stream: the stream
- *
- * Items still queued are run, not cancelled, including items that items
- * queue while destroy waits; destroy returns once the stream is idle and
- * its drain has left. When it returns, nothing runs an item of @stream and
- * nothing will: the module that owns the items may unload, and the
- * stream's memory is the caller's. To drop pending items instead, cancel
- * them first. Nobody may queue from outside the stream's items once
- * destroy is called. Must not be called from an item of @stream.
- *
- * Context: process context, may sleep.
- */
 void ordsched_stream_destroy(struct ordsched_stream *stream)
 {
 	might_sleep();
@@ -426,16 +355,6 @@ void ordsched_stream_destroy(struct ordsched_stream *stream)
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_destroy);
 
-/**
- * ordsched_stream_set_get_stats() - read the counters of a stream set
- * @set: the set (NULL: the default set)
- * @stats: where to store them
- *
- * The counters are per CPU and summed here: each is exact once the set's
- * streams are idle.
- *
- * Context: any context.
- */
 void ordsched_stream_set_get_stats(const struct ordsched_stream_set *set,
 				   struct ordsched_stream_stats *stats)
 {
@@ -464,13 +383,6 @@ static int stream_set_init(struct ordsched_stream_set *set, const char *name)
 	return ret;
 }
 
-/**
- * ordsched_stream_set_create() - build a stream set
- * @params: the parameters; NULL for all defaults
- *
- * Context: process context, may sleep.
- * Return: the set, or ERR_PTR(-ENOMEM).
- */
 struct ordsched_stream_set *
 ordsched_stream_set_create(const struct ordsched_stream_set_params *params)
 {
@@ -492,16 +404,6 @@ ordsched_stream_set_create(const struct ordsched_stream_set_params *params)
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_set_create);
 
-/**
- * ordsched_stream_set_destroy() - free a stream set
- * @set: the set (NULL or an ERR_PTR() is ignored)
- *
- * Every stream of the set must have been destroyed: a set that still has
- * streams is reported with a warning and leaked rather than freed under
- * them.
- *
- * Context: process context, may sleep.
- */
 void ordsched_stream_set_destroy(struct ordsched_stream_set *set)
 {
 	if (IS_ERR_OR_NULL(set))

@@ -257,26 +257,203 @@ struct ordsched_delay_stats {
 };
 
 struct ordsched_delay *
+
+/**
+ * ordsched_delay_create() - build a delayed scheduler
+ * @params: the parameters (NULL: all defaults)
+ *
+ * Context: process context, may sleep.
+ * Return: the scheduler, or ERR_PTR(-ENOMEM).
+ */
 ordsched_delay_create(const struct ordsched_delay_params *params);
+
+/**
+ * ordsched_delay_destroy() - stop and free a delayed scheduler
+ * @d: the scheduler (NULL or an ERR_PTR() is ignored)
+ *
+ * Stops the scheduler in CANCEL mode if it is not stopped yet (see
+ * ordsched_delay_stop(): pending tasks are reported to the @cancelled
+ * callback, tasks handed over are waited for), then frees it. A module
+ * may call this from its exit function with tasks pending: nothing is
+ * left behind.
+ *
+ * Context: process context, may sleep.
+ */
 void ordsched_delay_destroy(struct ordsched_delay *d);
+
+/**
+ * ordsched_delay_task_init() - prepare a task that runs on a workqueue
+ * @task: the task, embedded in the caller's structure; not on the stack
+ * @fn: what to run when the task is due
+ * @wq: the workqueue to run it on (NULL: ordsched's own unbound
+ *	workqueue). On an ordered workqueue, tasks run in the order they are
+ *	handed over: by deadline, ties in queueing order.
+ *
+ * Must not be called while the task is queued.
+ *
+ * Context: any context.
+ */
 void ordsched_delay_task_init(struct ordsched_delay_task *task,
 			      ordsched_delay_fn fn,
 			      struct workqueue_struct *wq);
+
+/**
+ * ordsched_delay_task_init_stream() - prepare a task that runs on a stream
+ * @task: the task, embedded in the caller's structure; not on the stack
+ * @fn: what to run when the task is due
+ * @stream: the stream: when due, the task is queued on it behind the
+ *	items already there, and runs in the stream's order
+ *
+ * Must not be called while the task is queued. The stream must outlive
+ * every queueing of the task.
+ *
+ * Context: any context.
+ */
 void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
 				     ordsched_delay_fn fn,
 				     struct ordsched_stream *stream);
+
+/**
+ * ordsched_delay_task_init_irq() - prepare a task that runs in hard interrupt
+ * @task: the task, embedded in the caller's structure; not on the stack
+ * @fn: what to run when the task is due: in the scheduler's hrtimer
+ *	callback, in hard interrupt context with interrupts off, also on
+ *	PREEMPT_RT; it must not sleep (on PREEMPT_RT that rules out
+ *	spinlock_t and allocating or freeing memory too), and should be
+ *	short (the tasks of a scheduler run there one at a time, in
+ *	deadline order)
+ *
+ * Must not be called while the task is queued.
+ *
+ * Context: any context.
+ */
 void ordsched_delay_task_init_irq(struct ordsched_delay_task *task,
 				  ordsched_delay_fn fn);
+
+/**
+ * ordsched_delay_queue_range() - queue or move a task, with its slack
+ * @d: the scheduler
+ * @task: the task, initialized
+ * @when_ns: absolute CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()); a
+ *	time in the past is due at once, one beyond KTIME_MAX is clamped to
+ *	it (never due; ordsched_delay_stop() still ends it)
+ * @slack_ns: how late after @when_ns the task may be handed over, so that
+ *	it shares a wake-up with nearby deadlines (0: as soon as due; more
+ *	than U32_MAX ns, about 4.3 s, counts as U32_MAX);
+ *	%ORDSCHED_DELAY_SLACK_DEFAULT: the scheduler's @slack_ns
+ * @mode: %ORDSCHED_DELAY_QUEUE_NEW leaves a task that is already queued
+ *	as it is; %ORDSCHED_DELAY_QUEUE_MOD moves it to @when_ns and
+ *	@slack_ns
+ *
+ * The task is handed to its target once CLOCK_MONOTONIC has reached
+ * @when_ns, never before, and by @when_ns + @slack_ns on top of the usual
+ * latency. Tasks are handed over in deadline order whatever their slack;
+ * those given the same @when_ns in the order they were queued or moved.
+ * Stores before the call are visible to the task.
+ *
+ * A queued task is one waiting for its deadline, or handed over and not
+ * started. Moving it keeps its queueing: it still runs once, or is
+ * cancelled once, at the new deadline; its place among tasks with the
+ * same deadline is behind those already there. A task whose target is
+ * just starting it is moved back from there: it does not run at its old
+ * deadline. A task that has started is not queued: its function may
+ * queue or move it.
+ *
+ * Nothing is done, and false returned, if the scheduler is stopped, if the
+ * task is queued to another scheduler, or while an
+ * ordsched_delay_cancel_sync() of it runs.
+ *
+ * Context: any context, hard interrupt included.
+ * Return: in mode %ORDSCHED_DELAY_QUEUE_NEW, true if the task was queued,
+ * false if it was already (it is left as it is) or nothing was done; in
+ * mode %ORDSCHED_DELAY_QUEUE_MOD, true if the task was queued and has
+ * been moved, false if it was not and has been queued now, or nothing was
+ * done.
+ */
 bool ordsched_delay_queue_range(struct ordsched_delay *d,
 				struct ordsched_delay_task *task, u64 when_ns,
 				u64 slack_ns,
 				enum ordsched_delay_queue_mode mode);
+
+/**
+ * ordsched_delay_cancel_mode() - cancel a task, and maybe wait for its run
+ * @d: the scheduler the task was queued to
+ * @task: the task
+ * @mode: %ORDSCHED_DELAY_CANCEL_NOWAIT or %ORDSCHED_DELAY_CANCEL_SYNC
+ *
+ * A task waiting for its deadline is removed. A task already handed to its
+ * target is taken back if the target has not started it yet. Either this
+ * returns true and the task will not run, or the task has run, is running
+ * or will run, and this returns false: never both, never neither.
+ * Cancelling a task never queued, or queued to a scheduler that still
+ * exists but is not @d, returns false at once. A task a modify moved while
+ * its target was starting it cannot be taken back before the target gives
+ * it back: %ORDSCHED_DELAY_CANCEL_NOWAIT returns false then, and the task
+ * runs at its new deadline.
+ *
+ * %ORDSCHED_DELAY_CANCEL_NOWAIT does not wait for a run that has started;
+ * ordsched_delay_flush() does. %ORDSCHED_DELAY_CANCEL_SYNC does: it
+ * returns once the task is neither queued, nor running, nor being
+ * reported to @cancelled by a stop; a task moved while its target was
+ * starting it is cancelled when the target gives it back. Until it
+ * returns, queueings and modifies of the task fail, so a function that
+ * queues its own task again ends too. Concurrent cancel_syncs of one task
+ * take turns. Called from the task's own function, it cannot wait for
+ * itself: it warns and returns without waiting.
+ *
+ * Context: %ORDSCHED_DELAY_CANCEL_NOWAIT: any context, hard interrupt
+ * included. %ORDSCHED_DELAY_CANCEL_SYNC: process context, may sleep; not
+ * from the task's own function, nor from a @cancelled callback of @d.
+ * Return: true if the task was queued and has been cancelled before it
+ * started.
+ */
 bool ordsched_delay_cancel_mode(struct ordsched_delay *d,
 				struct ordsched_delay_task *task,
 				enum ordsched_delay_cancel_mode mode);
+
+/**
+ * ordsched_delay_flush() - wait for the tasks queued so far
+ * @d: the scheduler
+ *
+ * Returns once every task queued before the call has run (its function
+ * returned) or been cancelled. Deadlines are kept: a flush waits for them
+ * (use ordsched_delay_stop() to run them now). Tasks queued during the
+ * flush, also by the tasks themselves, are not waited for. Concurrent
+ * flushes are serialized. The wait is killable: far deadlines are normal
+ * here, and the caller may be told to give up.
+ *
+ * Context: process context, may sleep; not from a task of @d.
+ * Return: 0, or -EINTR if a fatal signal came first.
+ */
 int ordsched_delay_flush(struct ordsched_delay *d);
+
+/**
+ * ordsched_delay_stop() - refuse new tasks and end the pending ones
+ * @d: the scheduler
+ * @mode: %ORDSCHED_DELAY_RUN_PENDING hands every pending task over now,
+ *	deadlines ignored; %ORDSCHED_DELAY_CANCEL_PENDING cancels them, each
+ *	reported to the scheduler's @cancelled callback, called from here
+ *
+ * From the start of the call, queueings and modifies fail (return false,
+ * change nothing; also those of running tasks). Returns once every task queued before has
+ * run or been cancelled: tasks already handed to their target run either
+ * way. The scheduler is then idle, its timer and work stopped; only
+ * ordsched_delay_destroy(), ordsched_delay_get_stats() and further stops
+ * remain useful. A task's function must not call this on its own
+ * scheduler.
+ *
+ * Context: process context, may sleep.
+ */
 void ordsched_delay_stop(struct ordsched_delay *d,
 			 enum ordsched_delay_stop_mode mode);
+
+/**
+ * ordsched_delay_get_stats() - what a scheduler has done
+ * @d: the scheduler
+ * @stats: filled in, one consistent snapshot
+ *
+ * Context: any context.
+ */
 void ordsched_delay_get_stats(struct ordsched_delay *d,
 			      struct ordsched_delay_stats *stats);
 

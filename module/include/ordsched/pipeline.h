@@ -81,15 +81,106 @@ struct ordsched_pipeline_params {
 };
 
 struct ordsched_pipeline *
+
+/**
+ * ordsched_pipeline_create() - build a pipeline
+ * @params: the parameters; @params->ops with both steps is required
+ *
+ * Context: process context, may sleep.
+ * Return: the pipeline, or an ERR_PTR(): -EINVAL for NULL @params,
+ * missing steps or a bad ring order, -ENOMEM.
+ */
 ordsched_pipeline_create(const struct ordsched_pipeline_params *params);
+
+/**
+ * ordsched_pipeline_destroy() - drain and free a pipeline
+ * @pl: the pipeline (NULL or an ERR_PTR() is ignored)
+ *
+ * Waits until every job queued has run both steps, including jobs that
+ * serial steps queue while it waits, then frees the pipeline. When it
+ * returns, nothing runs a step of @pl and nothing will: the module that
+ * owns the steps may unload. Nobody may queue from outside the steps
+ * once destroy is called.
+ *
+ * Context: process context, may sleep; not from a step of @pl.
+ */
 void ordsched_pipeline_destroy(struct ordsched_pipeline *pl);
+
+/**
+ * ordsched_pipeline_queue() - queue a job
+ * @pl: the pipeline
+ * @job: the job, embedded in the caller's structure; not on the stack
+ *
+ * The job's place in the order is taken now. Its parallel step is queued
+ * on the pipeline's workqueue; its serial step follows those of every job
+ * queued before it. Stores before the call are visible to both steps.
+ *
+ * Context: any context but hard interrupt.
+ * Return: true, or false if the pipeline already has as many jobs in
+ * flight as its window holds (the job is not queued), or, on a kernel
+ * with debug objects, if the job is still in flight (reported: a bug in
+ * the caller).
+ */
 bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
 			     struct ordsched_job *job);
+
+/**
+ * ordsched_pipeline_queue_wait() - queue a job, sleeping for room
+ * @pl: the pipeline
+ * @job: the job, embedded in the caller's structure; not on the stack
+ *
+ * As ordsched_pipeline_queue(), but waits (killable) while the window is
+ * full.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EINTR if a fatal signal came first (not queued), or, on
+ * a kernel with debug objects, -EBUSY if the job is still in flight
+ * (reported: a bug in the caller).
+ */
 int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
 				 struct ordsched_job *job);
+
+/**
+ * ordsched_pipeline_cancel() - cancel a job whose parallel step has not started
+ * @pl: the pipeline the job was queued on
+ * @job: the job
+ *
+ * If the job's parallel step has not started, it is taken off the
+ * workqueue, its place in the order is skipped, neither of its steps runs
+ * and the job is the caller's again. Otherwise the job runs both steps as
+ * usual. Either this returns true and the job will not run, or it returns
+ * false and the job has run, is running or will run its serial step: never
+ * both, never neither. Does not wait for a running step.
+ *
+ * Context: process or softirq context, not hard interrupt.
+ * Return: true if the job was cancelled.
+ */
 bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
 			      struct ordsched_job *job);
+
+/**
+ * ordsched_pipeline_flush() - wait for the serial steps of queued jobs
+ * @pl: the pipeline
+ *
+ * Returns once every job queued before the call has run its serial
+ * step; jobs queued later are not waited for. Killable, as
+ * ordsched_seq_flush().
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EINTR if a fatal signal came first.
+ */
 int ordsched_pipeline_flush(struct ordsched_pipeline *pl);
+
+/**
+ * ordsched_pipeline_seq() - the sequencer that orders a pipeline
+ * @pl: the pipeline
+ *
+ * For statistics and ordsched_seq_tail(); taking tickets from it directly
+ * would leave holes in the pipeline's order.
+ *
+ * Context: any context.
+ * Return: the sequencer.
+ */
 struct ordsched_seq *ordsched_pipeline_seq(struct ordsched_pipeline *pl);
 
 #endif /* _ORDSCHED_PIPELINE_H */

@@ -103,16 +103,133 @@ struct ordsched_seq_stats {
 	u64 overflows;
 };
 
+/**
+ * ordsched_seq_create() - build a sequencer
+ * @params: the parameters; NULL for all defaults
+ *
+ * Context: process context, may sleep.
+ * Return: the sequencer, or an ERR_PTR(): -EINVAL for a ring order above
+ * 20, -ENOMEM.
+ */
 struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *params);
+
+/**
+ * ordsched_seq_destroy() - drain and free a sequencer
+ * @seq: the sequencer (NULL or an ERR_PTR() is ignored)
+ *
+ * Waits until every ticket taken has been handed in or cancelled and every
+ * item has run, including tickets that items take while it waits, then
+ * frees the sequencer. When it returns, nothing runs any item of @seq and
+ * nothing will: the module that owns the items may unload. Threads that
+ * hold tickets must still hand them in; a ticket never handed in keeps
+ * destroy waiting (and named in the kernel log every 10 s). Nobody may
+ * take new tickets from outside the items once destroy is called.
+ *
+ * Context: process context, may sleep; not from an item of @seq.
+ */
 void ordsched_seq_destroy(struct ordsched_seq *seq);
+
+/**
+ * ordsched_seq_tickets() - take @n consecutive tickets
+ * @seq: the sequencer
+ * @n: how many, from 1 to the ring size
+ * @first: where to store the first one; the others follow it
+ *
+ * Each ticket must later be handed in or cancelled, exactly once.
+ *
+ * Context: any context.
+ * Return: 0, -EAGAIN if the tickets would lie beyond the window (the tail
+ * plus the ring size), -EINVAL if @n is 0 or larger than the ring.
+ */
 int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first);
+
+/**
+ * ordsched_seq_tickets_wait() - take @n consecutive tickets, sleeping for room
+ * @seq: the sequencer
+ * @n: how many, from 1 to the ring size
+ * @first: where to store the first one
+ *
+ * As ordsched_seq_tickets(), but waits while the window is full.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINTR if a fatal signal came first, -EINVAL for a bad @n.
+ */
 int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
 			      u64 *first);
+
+/**
+ * ordsched_seq_queue() - hand in the item of a ticket
+ * @seq: the sequencer
+ * @ticket: a ticket taken from @seq and not yet handed in or cancelled
+ * @item: what to run in @ticket's turn; valid until its function runs
+ *
+ * If @ticket is the tail, the caller runs @item at once, then every item
+ * parked for the following tickets, up to the sequencer's budget, past
+ * which a work item takes over. Otherwise the item is parked and the call
+ * returns at once. Stores before the call are visible to @item's function.
+ *
+ * Context: process or softirq context, not hard interrupt and not with
+ * interrupts disabled. Items run with bottom halves disabled.
+ * Return: true; false (with a warning) if @ticket was handed in before or
+ * never taken, or, on a kernel with debug objects, if @item is still
+ * parked for another ticket (@ticket is then cancelled): bugs in the
+ * caller.
+ */
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
 			struct ordsched_seq_item *item);
+
+/**
+ * ordsched_seq_cancel() - give up a ticket: its turn is skipped
+ * @seq: the sequencer
+ * @ticket: a ticket taken from @seq and not yet handed in or cancelled
+ *
+ * For a ticket whose work failed or will not be done. If @ticket is the
+ * tail, the caller goes on to run the items parked behind it, as
+ * ordsched_seq_queue() does.
+ *
+ * Context: process or softirq context, not hard interrupt and not with
+ * interrupts disabled.
+ * Return: true; false (with a warning) if @ticket was handed in before or
+ * never taken, a bug in the caller.
+ */
 bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket);
+
+/**
+ * ordsched_seq_flush() - wait until every ticket taken so far has run
+ * @seq: the sequencer
+ *
+ * Waits until every ticket handed out before the call has been run or
+ * cancelled, including items a work item took over. Tickets taken later,
+ * also by the items themselves, are not waited for. The wait is killable:
+ * a ticket that is never handed in would otherwise hold the caller
+ * forever.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EINTR if a fatal signal came first.
+ */
 int ordsched_seq_flush(struct ordsched_seq *seq);
+
+/**
+ * ordsched_seq_tail() - the next ticket to run
+ * @seq: the sequencer
+ *
+ * Every ticket before the tail has been run or cancelled.
+ *
+ * Context: any context.
+ * Return: the tail.
+ */
 u64 ordsched_seq_tail(const struct ordsched_seq *seq);
+
+/**
+ * ordsched_seq_get_stats() - read a sequencer's counters
+ * @seq: the sequencer
+ * @stats: where to store them
+ *
+ * The counters are per CPU and summed here, without stopping the
+ * sequencer: each is exact once the sequencer is idle.
+ *
+ * Context: any context.
+ */
 void ordsched_seq_get_stats(const struct ordsched_seq *seq,
 			    struct ordsched_seq_stats *stats);
 
