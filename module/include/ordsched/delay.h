@@ -220,8 +220,10 @@ struct ordsched_delay_params {
  * @max_batch: the most tasks one wake-up handed over
  * @rearms: times the hrtimer was started for an earlier deadline
  * @armed: the latest time (CLOCK_MONOTONIC ns) the hrtimer is armed to fire
- *	at, KTIME_MAX when it is not armed (no task waiting, or a dispatch
- *	under way and no interrupt task due)
+ *	at, KTIME_MAX when it is not armed. A cancel, or a move to a later
+ *	deadline, leaves it armed: it fires, finds nothing due, and is armed
+ *	again for the tasks left, if any wait (not while a dispatch is under
+ *	way, unless an interrupt task is due)
  * @modified: modifies that found the task queued and moved it
  * @cancels: tasks cancelled, by ordsched_delay_cancel() or by a stop
  * @cancels_handed: of those, tasks taken back from their target
