@@ -310,6 +310,20 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 	/* Bottom halves are disabled below: never with interrupts off. */
 	lockdep_assert_irqs_enabled();
 	local_bh_disable();
+	/*
+	 * A ticket never taken has a free slot too, if it is in the
+	 * window: only the head tells. A ticket handed in before has a
+	 * slot that is neither free nor abandoned: refuse it before
+	 * ->item is written, or the item of the first hand-in would be
+	 * lost (or replaced by NULL, for a cancel).
+	 */
+	old = atomic64_read(&slot->state);
+	if ((s64)(t - (u64)atomic64_read(&seq->head)) >= 0 ||
+	    (old != empty && old != slot_state(t, SLOT_ABANDONED)))
+		goto refuse;
+	/* Counted before the hand-in can let a destroy finish. */
+	if (kind == SLOT_CANCELLED)
+		this_cpu_inc(seq->stats->cancelled);
 	slot->item = item;
 	/* Pairs with the acquire in seq_drain(): ->item is published. */
 	old = atomic64_cmpxchg_release(&slot->state, empty,
@@ -328,14 +342,8 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 	 * drainer's stores (tail, items) are seen.
 	 */
 	old = atomic64_read_acquire(&slot->state);
-	if (WARN_ONCE(old != slot_state(t, SLOT_ABANDONED),
-		      "ordsched: ticket %llu of %s handed in twice or never taken\n",
-		      t, seq->inst.name)) {
-		if (item)
-			seq_item_debug_done(item);
-		ok = false;
-		goto out;
-	}
+	if (old != slot_state(t, SLOT_ABANDONED))
+		goto refuse;
 	atomic64_set(&slot->state, slot_state(t, kind));
 	if (defer) {
 		/* As a drain that used up its budget: the worker goes on at t. */
@@ -349,6 +357,14 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 out:
 	local_bh_enable();
 	return ok;
+
+refuse:
+	WARN_ONCE(1, "ordsched: ticket %llu of %s handed in twice or never taken\n",
+		  t, seq->inst.name);
+	if (item)
+		seq_item_debug_done(item);
+	ok = false;
+	goto out;
 }
 
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
@@ -364,7 +380,6 @@ EXPORT_SYMBOL_GPL(ordsched_seq_queue);
 
 bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket)
 {
-	this_cpu_inc(seq->stats->cancelled);
 	trace_ordsched_seq_cancel(seq->inst.id, ticket);
 	return seq_hand_in(seq, ticket, NULL, SLOT_CANCELLED, false);
 }
@@ -378,7 +393,6 @@ EXPORT_SYMBOL_GPL(ordsched_seq_cancel);
  */
 bool ordsched_seq_cancel_nodrain(struct ordsched_seq *seq, u64 ticket)
 {
-	this_cpu_inc(seq->stats->cancelled);
 	trace_ordsched_seq_cancel(seq->inst.id, ticket);
 	return seq_hand_in(seq, ticket, NULL, SLOT_CANCELLED, true);
 }

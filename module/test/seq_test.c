@@ -758,6 +758,51 @@ out:
 	kfree(l);
 }
 
+/* As log_item_fn(), with the ticket marked: which item ran, not only when. */
+static void log_item_marked_fn(struct ordsched_seq_item *item, u64 ticket)
+{
+	log_item_fn(item, ticket | BIT_ULL(63));
+}
+
+/*
+ * Misuse is refused before it touches anything: a hand-in or a cancel of
+ * a ticket never taken (even one inside the window), a second hand-in or
+ * a cancel of a ticket whose item is parked, a cancel of a ticket that
+ * has run. Each answers false, the parked item still runs (not the one
+ * refused, nor NULL), and only the real cancellation counts. A miscount
+ * of the tickets handed in would keep destroy waiting for ever.
+ */
+static void misuse_keeps_parked_item(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .ring_order = 2 };
+	struct ordsched_seq *seq = ordsched_seq_create(&p);
+	struct ordsched_seq_stats st;
+	struct log *l = log_alloc();
+	u64 tk;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	l->items[1].item.fn = log_item_marked_fn;
+	l->items[2].item.fn = log_item_marked_fn;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 2, &tk), 0);
+	KT_EXPECT(t, !ordsched_seq_queue(seq, tk + 2, &l->items[1].item));
+	KT_EXPECT(t, !ordsched_seq_cancel(seq, tk + 2));
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk + 1, &l->items[0].item));
+	KT_EXPECT(t, !ordsched_seq_queue(seq, tk + 1, &l->items[2].item));
+	KT_EXPECT(t, !ordsched_seq_cancel(seq, tk + 1));
+	KT_EXPECT_EQ(t, l->len, 0);
+	KT_EXPECT(t, ordsched_seq_cancel(seq, tk));
+	KT_EXPECT_EQ(t, l->len, 1);
+	KT_EXPECT_EQ(t, l->tickets[0], tk + 1);
+	KT_EXPECT(t, !ordsched_seq_cancel(seq, tk + 1));
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), tk + 2);
+	ordsched_seq_get_stats(seq, &st);
+	KT_EXPECT_EQ(t, st.cancelled, 1);
+out:
+	ordsched_seq_destroy(seq);
+	kfree(l);
+}
+
 static const struct ktest_case seq_cases[] = {
 	KT_CASE(basic_order),
 	KT_CASE(trash_skips),
@@ -776,6 +821,7 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(destroy_drains),
 	KT_CASE(stale_head),
 	KT_CASE_WARNS(queue_twice_warns),
+	KT_CASE_WARNS(misuse_keeps_parked_item),
 	KT_END
 };
 
