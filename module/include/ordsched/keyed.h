@@ -189,7 +189,8 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
  *
  * Context: process or softirq context, not hard interrupt.
  * Return: true, or false if @nr_keys is out of range or a key repeats
- * (the task is not queued).
+ * (the task is not queued), or, on a kernel with debug objects, if the
+ * task is still in flight (reported: a bug in the caller).
  */
 bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
