@@ -57,6 +57,7 @@ static int __init ordsched_test_init(void)
 		ordsched_delay_irq_suite,
 		ordsched_hardirq_suite,
 		ordsched_contract_suite,
+		ordsched_promise_delay_suite,
 	};
 
 	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
