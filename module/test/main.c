@@ -58,6 +58,7 @@ static int __init ordsched_test_init(void)
 		ordsched_hardirq_suite,
 		ordsched_contract_suite,
 		ordsched_promise_delay_suite,
+		ordsched_promise_seq_suite,
 	};
 
 	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);

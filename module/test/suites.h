@@ -16,6 +16,7 @@ extern const struct ktest_suite ordsched_delay_irq_suite;
 extern const struct ktest_suite ordsched_hardirq_suite;
 extern const struct ktest_suite ordsched_contract_suite;
 extern const struct ktest_suite ordsched_promise_delay_suite;
+extern const struct ktest_suite ordsched_promise_seq_suite;
 
 /* Cases that leave state behind for the module's exit to clean up. */
 void ordsched_delay_test_exit(void);
