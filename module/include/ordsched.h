@@ -23,7 +23,7 @@
  *			any kernel; a pipeline job or a keyed task must not
  *			be in flight, which only a kernel with debug
  *			objects catches (false, and reported); a sequencer
- *			ticket is handed in once (false, with a warning)
+ *			ticket is handed in once (false; the first misuse warns)
  *	X_cancel()	take back an item that has not started; returns
  *			true if it will not run, false if it has run, is
  *			running or will run: never both, never neither

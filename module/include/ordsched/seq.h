@@ -170,10 +170,10 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled. Items run with bottom halves disabled.
- * Return: true; false (with a warning) if @ticket was handed in before or
- * never taken, or, on a kernel with debug objects, if @item is still
- * parked for another ticket (@ticket is then cancelled): bugs in the
- * caller.
+ * Return: true; false if @ticket was handed in before or never taken
+ * (the first such call since boot warns), or, on a kernel with debug
+ * objects, if @item is still parked for another ticket (@ticket is then
+ * cancelled): bugs in the caller.
  */
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
 			struct ordsched_seq_item *item);
@@ -189,8 +189,8 @@ bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
- * Return: true; false (with a warning) if @ticket was handed in before or
- * never taken, a bug in the caller.
+ * Return: true; false if @ticket was handed in before or never taken
+ * (the first such call since boot warns), a bug in the caller.
  */
 bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket);
 
