@@ -243,6 +243,12 @@ static void keyed_work_fn(struct work_struct *work)
 	trace_ordsched_keyed_run(kx->inst.id, task);
 	task->fn(task);
 	keyed_release(kx, task);
+	/*
+	 * Not in flight: a later cancel must not look at @tokens, which the
+	 * caller may free once @done is called. Pairs with the READ_ONCE()
+	 * in ordsched_keyed_cancel().
+	 */
+	WRITE_ONCE(task->nr_keys, 0);
 	this_cpu_inc(kx->stats->ran);
 	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
 	/* From here on the task is the caller's. */
@@ -429,14 +435,19 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 			   struct ordsched_keyed_task *task)
 {
 	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
-	unsigned int i, nr_ready = 0;
+	unsigned int i, nr_ready = 0, nr_keys;
 	bool cancelled = false;
 
 	lockdep_assert_irqs_enabled();
-	if (task->kx != kx || !task->nr_keys)
+	/*
+	 * Read once: a task that finishes meanwhile sets it to 0 after it
+	 * handed its keys on, and the buckets locked are the ones unlocked.
+	 */
+	nr_keys = READ_ONCE(task->nr_keys);
+	if (task->kx != kx || !nr_keys)
 		return false;
 	/* With the task's buckets held, none of its tokens can move. */
-	keyed_lock_all(kx, task->tokens, task->nr_keys);
+	keyed_lock_all(kx, task->tokens, nr_keys);
 	/*
 	 * Waiting for some key: its tokens are ours to withdraw. Ready: the
 	 * task is queued on the workqueue or about to be (by whoever brought
@@ -447,13 +458,13 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 		nr_ready = keyed_withdraw(kx, task, ready);
 		cancelled = true;
 	}
-	keyed_unlock_all(kx, task->tokens, task->nr_keys);
+	keyed_unlock_all(kx, task->tokens, nr_keys);
 	for (i = 0; i < nr_ready; i++)
 		keyed_dispatch(kx, ready[i]);
 	if (cancelled) {
 		debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
 		/* Withdrawn: a second cancel finds nothing to do. */
-		task->nr_keys = 0;
+		WRITE_ONCE(task->nr_keys, 0);
 		this_cpu_inc(kx->stats->cancelled);
 		trace_ordsched_keyed_cancel(kx->inst.id, task);
 		keyed_uncount(kx, task->color);

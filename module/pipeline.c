@@ -223,6 +223,9 @@ EXPORT_SYMBOL_GPL(ordsched_pipeline_queue_wait);
 bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
 			      struct ordsched_job *job)
 {
+	/* Another pipeline's job would be cancelled on the wrong sequencer. */
+	if (job->pipeline != pl)
+		return false;
 	return pipeline_cancel(pl, job, false);
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_cancel);

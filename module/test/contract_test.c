@@ -366,6 +366,8 @@ out:
 struct plc_test {
 	struct gate gate;
 	struct ordsched_job jobs[4];
+	/* Zeroed, never queued. */
+	struct ordsched_job never;
 	atomic_t serial;
 	u64 order[4];
 	atomic_t parallel;
@@ -401,13 +403,15 @@ static const struct ordsched_pipeline_ops plc_ops = {
 /*
  * On an ordered workqueue job 0's parallel step blocks and the others
  * wait behind it: job 2 is cancelled (neither step runs, its turn is
- * skipped), job 0, running, is not.
+ * skipped), job 0, running, is not. Jobs not in flight on the pipeline
+ * are left alone: one never queued (zeroed), and job 2 while in flight
+ * on another pipeline, which used to be cancelled on the wrong sequencer.
  */
 static void pipeline_cancel(struct ktest *t)
 {
 	struct ordsched_pipeline_params p = { .name = "cancel", .ops = &plc_ops };
 	struct plc_test *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
-	struct ordsched_pipeline *pl = NULL;
+	struct ordsched_pipeline *pl = NULL, *other = NULL;
 	int i;
 
 	if (!KT_EXPECT(t, pt))
@@ -419,10 +423,15 @@ static void pipeline_cancel(struct ktest *t)
 	pl = ordsched_pipeline_create(&p);
 	if (!KT_EXPECT(t, !IS_ERR(pl)))
 		goto out_wq;
+	other = ordsched_pipeline_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(other)))
+		goto out_pl;
+	KT_EXPECT(t, !ordsched_pipeline_cancel(pl, &pt->never));
 	for (i = 0; i < 4; i++)
 		KT_EXPECT(t, ordsched_pipeline_queue(pl, &pt->jobs[i]));
 	while (!atomic_read(&pt->parallel))
 		usleep_range(1000, 2000);
+	KT_EXPECT(t, !ordsched_pipeline_cancel(other, &pt->jobs[2]));
 	KT_EXPECT(t, ordsched_pipeline_cancel(pl, &pt->jobs[2]));
 	KT_EXPECT(t, !ordsched_pipeline_cancel(pl, &pt->jobs[2]));
 	KT_EXPECT(t, !ordsched_pipeline_cancel(pl, &pt->jobs[0]));
@@ -433,6 +442,9 @@ static void pipeline_cancel(struct ktest *t)
 	KT_EXPECT_EQ(t, pt->order[0], 0);
 	KT_EXPECT_EQ(t, pt->order[1], 1);
 	KT_EXPECT_EQ(t, pt->order[2], 3);
+	KT_EXPECT(t, !ordsched_pipeline_cancel(pl, &pt->jobs[3]));
+	ordsched_pipeline_destroy(other);
+out_pl:
 	ordsched_pipeline_destroy(pl);
 out_wq:
 	destroy_workqueue(p.wq);
@@ -466,6 +478,8 @@ static void kxc_fn(struct ordsched_keyed_task *task)
  *	keys (4 on {B, C}, behind 3 on B: 5 on C does not wait for it),
  *	ready and queued on the workqueue but not started (7 on E, behind 0
  *	on a one-worker workqueue; 8 on E then runs), running (0).
+ * And tasks not in flight on the executor: never queued (8, before its
+ * queueing), waiting but on another executor (2), finished (2, after).
  */
 static void keyed_cancel(struct ktest *t)
 {
@@ -473,7 +487,7 @@ static void keyed_cancel(struct ktest *t)
 	struct ordsched_keyed_params p = { .name = "cancel" };
 	struct gate *gates = kcalloc(3, sizeof(*gates), GFP_KERNEL);
 	u64 A = 1, B = 2, C = 3, D = 4, E = 5, BC[2] = { 2, 3 };
-	struct ordsched_keyed *kx = NULL;
+	struct ordsched_keyed *kx = NULL, *other = NULL;
 	int log[9], i;
 	atomic_t pos = ATOMIC_INIT(0);
 
@@ -497,6 +511,9 @@ static void keyed_cancel(struct ktest *t)
 	kx = ordsched_keyed_create(&p);
 	if (!KT_EXPECT(t, !IS_ERR(kx)))
 		goto out_wq;
+	other = ordsched_keyed_create(NULL);
+	if (!KT_EXPECT(t, !IS_ERR(other)))
+		goto out_kx;
 
 	/* 0 runs and blocks the only worker; 1 and 2 wait on A. */
 	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[0].task, &A, 1));
@@ -507,6 +524,7 @@ static void keyed_cancel(struct ktest *t)
 	KT_EXPECT(t, ordsched_keyed_cancel(kx, &kt[1].task));
 	KT_EXPECT(t, !ordsched_keyed_cancel(kx, &kt[1].task));
 	KT_EXPECT(t, !ordsched_keyed_cancel(kx, &kt[0].task));
+	KT_EXPECT(t, !ordsched_keyed_cancel(other, &kt[2].task));
 
 	/* 3 holds B (queued behind 0 on the one worker); 4 on {B, C}. */
 	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[3].task, &B, 1));
@@ -518,6 +536,7 @@ static void keyed_cancel(struct ktest *t)
 	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[6].task, &D, 1));
 	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[7].task, &E, 1));
 	KT_EXPECT(t, ordsched_keyed_cancel(kx, &kt[7].task));
+	KT_EXPECT(t, !ordsched_keyed_cancel(kx, &kt[8].task));
 	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt[8].task, &E, 1));
 
 	complete_all(&gates[0].open);
@@ -532,11 +551,65 @@ static void keyed_cancel(struct ktest *t)
 	/* 2 after 0 on A; the cancelled ones held nothing back. */
 	for (i = 0; i < atomic_read(&pos); i++)
 		ktest_diag(t, "ran %d", log[i]);
+	KT_EXPECT(t, !ordsched_keyed_cancel(kx, &kt[2].task));
+	ordsched_keyed_destroy(other);
+out_kx:
 	ordsched_keyed_destroy(kx);
 out_wq:
 	destroy_workqueue(p.wq);
 out:
 	kfree(gates);
+	kfree(kt);
+}
+
+struct kxf_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed_token *tokens;
+};
+
+static void kxf_fn(struct ordsched_keyed_task *task)
+{
+}
+
+/* Once the keys are handed on the tokens are the caller's: free them. */
+static void kxf_done(struct ordsched_keyed_task *task)
+{
+	struct kxf_task *kt = container_of(task, struct kxf_task, task);
+
+	kfree(kt->tokens);
+	kt->tokens = NULL;
+}
+
+/*
+ * A cancel after @done must not read the tokens: a rollup's are freed
+ * by its @done here, and on a KASAN kernel a read of them is reported.
+ * The cancel used to lock the buckets of the freed tokens' keys.
+ */
+static void keyed_cancel_after_done(struct ktest *t)
+{
+	struct kxf_task *kt = kzalloc(sizeof(*kt), GFP_KERNEL);
+	struct ordsched_keyed *kx = ordsched_keyed_create(NULL);
+	struct ordsched_keyed_stats st;
+	u64 keys[2] = { 7, 8 };
+
+	if (!KT_EXPECT(t, kt && !IS_ERR(kx)))
+		goto out;
+	kt->tokens = kcalloc(2, sizeof(*kt->tokens), GFP_KERNEL);
+	if (!KT_EXPECT(t, kt->tokens))
+		goto out;
+	ordsched_keyed_task_init(&kt->task, kxf_fn, kxf_done, kt->tokens, 2);
+	KT_EXPECT(t, ordsched_keyed_queue(kx, &kt->task, keys, 2));
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(kx), 0);
+	KT_EXPECT(t, !kt->tokens);
+	KT_EXPECT(t, !ordsched_keyed_cancel(kx, &kt->task));
+	ordsched_keyed_get_stats(kx, &st);
+	KT_EXPECT_EQ(t, st.ran, 1);
+	KT_EXPECT_EQ(t, st.cancelled, 0);
+out:
+	if (!IS_ERR(kx))
+		ordsched_keyed_destroy(kx);
+	if (kt)
+		kfree(kt->tokens);
 	kfree(kt);
 }
 
@@ -910,6 +983,7 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE(delay_flush_killable),
 	KT_CASE(pipeline_cancel),
 	KT_CASE(keyed_cancel),
+	KT_CASE(keyed_cancel_after_done),
 	KT_CASE_WARNS(freed_while_queued_warns),
 	KT_CASE_WARNS(stream_freed_while_queued_warns),
 	KT_CASE_WARNS(seq_freed_while_parked_warns),

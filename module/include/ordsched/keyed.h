@@ -68,9 +68,10 @@ struct ordsched_keyed_token {
  * @fn: the work, called in process context in a worker (may sleep, but a
  *	sleeping task holds back the later tasks of its keys); the task
  *	still holds its keys, so it must not queue itself again here
- * @done: called after @fn once the task's keys have been handed on; from
- *	then on ordsched does not touch the task, which may be freed or
- *	queued again (may be NULL)
+ * @done: called after @fn, in the same worker (process context, may
+ *	sleep), once the task's keys have been handed on; from then on
+ *	ordsched does not touch the task, which may be freed or queued again
+ *	(may be NULL). Never called for a cancelled task.
  * @kx: the executor the task was queued on
  * @tokens: the tokens, @nr_tokens of them
  * @nr_tokens: how many keys the task can name
@@ -204,9 +205,13 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
  * A task still waiting for earlier tasks of its keys, or ready and queued
  * on the workqueue but not started, is withdrawn from its keys (the tasks
  * behind it move up) and will not run; its @done is not called and it is
- * the caller's again. Either this returns true and the task will not run,
- * or the task has run, is running or will run and this returns false:
- * never both, never neither. Does not wait for a running task.
+ * the caller's again. For a task in flight on @kx, either this returns
+ * true and the task will not run, or the task has run, is running or
+ * will run and this returns false: never both, never neither. A task not
+ * in flight on @kx returns false without its tokens being read (they may
+ * have been freed): one initialized and never queued, cancelled already,
+ * finished (its keys handed on, as before @done is called), or queued on
+ * another executor. Does not wait for a running task.
  *
  * Context: process or softirq context, not hard interrupt.
  * Return: true if the task was cancelled.

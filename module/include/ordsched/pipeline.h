@@ -39,6 +39,8 @@ struct ordsched_pipeline;
  * @err: what the parallel step returned
  *
  * All fields are the pipeline's; the caller reads @ticket and @err at most.
+ * A job that was never queued must be zeroed before it is passed to
+ * ordsched_pipeline_cancel() (embedded in memory from kzalloc(), say).
  */
 struct ordsched_job {
 	struct work_struct work;
@@ -148,9 +150,13 @@ int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
  * If the job's parallel step has not started, it is taken off the
  * workqueue, its place in the order is skipped, neither of its steps runs
  * and the job is the caller's again. Otherwise the job runs both steps as
- * usual. Either this returns true and the job will not run, or it returns
- * false and the job has run, is running or will run its serial step: never
- * both, never neither. Does not wait for a running step.
+ * usual. For a job in flight on @pl, either this returns true and the job
+ * will not run, or it returns false and the job has run, is running or
+ * will run its serial step: never both, never neither. A job not in
+ * flight on @pl returns false and is left alone: one never queued (and
+ * zeroed, see &struct ordsched_job), cancelled already, past its serial
+ * step, or last queued on another pipeline. Does not wait for a running
+ * step.
  *
  * Context: process or softirq context, not hard interrupt.
  * Return: true if the job was cancelled.
