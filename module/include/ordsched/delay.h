@@ -214,11 +214,14 @@ struct ordsched_delay_params {
  * @expiries: times the hrtimer fired
  * @batches: wake-ups that handed tasks over (the hrtimer's, with the
  *	dispatch work it queued if more were due; or a stop's dispatch)
- * @dispatched: tasks handed over to their target
+ * @dispatched: hand-overs of tasks to their target (a task taken back by a
+ *	cancel and queued again counts again)
  * @direct: of those, tasks the hrtimer callback handed over itself, with
  *	no dispatch work in between
  * @max_batch: the most tasks one wake-up handed over
- * @rearms: times the hrtimer was started for an earlier deadline
+ * @rearms: times the hrtimer was started: when it was not armed (the
+ *	first time, and after it fired) or for an earlier time than it was
+ *	armed for
  * @armed: the latest time (CLOCK_MONOTONIC ns) the hrtimer is armed to fire
  *	at, KTIME_MAX when it is not armed. A cancel, or a move to a later
  *	deadline, leaves it armed: it fires, finds nothing due, and is armed

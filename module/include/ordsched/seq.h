@@ -213,7 +213,10 @@ int ordsched_seq_flush(struct ordsched_seq *seq);
  * ordsched_seq_tail() - the next ticket to run
  * @seq: the sequencer
  *
- * Every ticket before the tail has been run or cancelled.
+ * Every ticket before the tail has been run (its item's function has
+ * returned) or cancelled, and what those functions stored is visible to
+ * the caller. The tail is read once: it may have moved on by the time the
+ * caller looks at it.
  *
  * Context: any context.
  * Return: the tail.

@@ -33,8 +33,8 @@ struct workqueue_struct;
  * pull that follows it.
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits,
  * killably, until the producer is dry and every pulled job dispatched;
- * destroy stops at the next job and hands the groups in hand back through
- * @release, their undispatched jobs still on them.
+ * destroy lets the step under way finish, then hands the groups in hand
+ * back through @release, their undispatched jobs still on them.
  */
 
 struct ordsched_spread;
@@ -68,9 +68,11 @@ struct ordsched_spread_group {
  *	or the spreader is being destroyed and the jobs left on @jobs were
  *	not. The group is the caller's from now on.
  *
- * All three are called in process context from the spreader's work item,
- * never two at a time for one spreader, and may sleep (which stalls the
- * spreader, not the system). @priv is the one given at creation.
+ * All three are called in process context, never two at a time for one
+ * spreader, and may sleep (which stalls the spreader, not the system):
+ * from the spreader's work item, except @release of the groups that
+ * ordsched_spread_destroy() hands back, which runs in destroy's caller.
+ * @priv is the one given at creation.
  */
 struct ordsched_spread_ops {
 	struct ordsched_spread_group *(*pull)(void *priv);
@@ -137,10 +139,15 @@ ordsched_spread_create(const struct ordsched_spread_params *params);
  * ordsched_spread_destroy() - stop and free a spreader
  * @sp: the spreader (NULL or an ERR_PTR() is ignored)
  *
- * Stops at the next job without waiting for the producer to run dry: the
- * groups still in the lanes are handed back through @release with the
- * jobs not dispatched still on their lists. To dispatch everything first,
- * call ordsched_spread_flush(). The caller must have stopped kicking.
+ * Stops without waiting for the producer to run dry. The step under way,
+ * if any, is waited for: the pulls that look for one lane's group (and
+ * the releases of empty groups among them), at most one @dispatch and the
+ * @release of a group it used up. No callback runs from the work item
+ * after that. Then the
+ * groups still in the lanes are handed back through @release, called from
+ * here, with the jobs not dispatched still on their lists. To dispatch
+ * everything first, call ordsched_spread_flush(). The caller must have
+ * stopped kicking.
  *
  * Context: process context, may sleep; not from a callback of @sp.
  */
