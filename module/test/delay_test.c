@@ -1312,6 +1312,35 @@ static void slack_rearm_one(struct ktest *t, unsigned int n)
 	dt_free(&dt);
 }
 
+/*
+ * @rearms counts every start of the hrtimer: the first arming, and one
+ * for an earlier time; a later deadline leaves the timer as it is. The
+ * deadlines are seconds away: none fires during the test.
+ */
+static void rearms_count_starts(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .name = "rearms" };
+	struct ordsched_delay_stats s;
+	struct dt dt = {};
+	static const u64 secs[] = { 20, 40, 10 }, expect[] = { 1, 1, 2 };
+	unsigned int i;
+
+	if (dt_alloc(t, &dt, ARRAY_SIZE(secs), &p))
+		return;
+	ordsched_delay_get_stats(dt.d, &s);
+	KT_EXPECT_EQ(t, s.rearms, 0);
+	KT_EXPECT_EQ(t, s.armed, KTIME_MAX);
+	for (i = 0; i < ARRAY_SIZE(secs); i++) {
+		KT_EXPECT(t, ordsched_delay_queue(dt.d, &dt.tasks[i].task,
+						  secs[i] * NSEC_PER_SEC));
+		ordsched_delay_get_stats(dt.d, &s);
+		KT_EXPECT_EQ(t, s.rearms, expect[i]);
+	}
+	KT_EXPECT_EQ(t, s.expiries, 0);
+	ordsched_delay_stop(dt.d, ORDSCHED_DELAY_CANCEL_PENDING);
+	dt_free(&dt);
+}
+
 /* Fewer lazy tasks than the re-arm looks at, and more. */
 static void slack_rearm(struct ktest *t)
 {
@@ -2168,6 +2197,7 @@ static void far_offline_cpu(struct ktest *t)
 
 static const struct ktest_case delay_cases[] = {
 	KT_CASE(bad_args),
+	KT_CASE(rearms_count_starts),
 	KT_CASE(order_small),
 	KT_CASE(flush_waits),
 	KT_CASE(direct_handoff),

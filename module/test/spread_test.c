@@ -50,6 +50,12 @@ struct sp_test {
 	/* Groups in hand (pulled, not released) and their peak. */
 	u32 live, peak;
 	u32 released, leftover_jobs, bad_release;
+	/*
+	 * The thread in ordsched_spread_destroy(), the groups it released
+	 * itself, and callbacks that came from the work item after that.
+	 */
+	struct task_struct *destroyer;
+	u32 by_destroyer, late;
 	/* Dispatch log: the group of the job at each position. */
 	u32 *log;
 	u32 pos, log_size;
@@ -62,6 +68,7 @@ static struct ordsched_spread_group *sp_pull(void *priv)
 	struct sp_group *g;
 	u32 i, n;
 
+	st->late += !!READ_ONCE(st->by_destroyer);
 	if (!st->endless && st->next == st->allow) {
 		if (!st->dry_seen)
 			st->dry_at = st->pos;
@@ -89,6 +96,7 @@ static void sp_dispatch(void *priv, struct ordsched_spread_job *job)
 	struct sp_test *st = priv;
 	struct sp_job *j = container_of(job, struct sp_job, job);
 
+	st->late += !!READ_ONCE(st->by_destroyer);
 	j->dispatched++;
 	if (st->pos < st->log_size)
 		st->log[st->pos] = j->g->id;
@@ -101,6 +109,10 @@ static void sp_release(void *priv, struct ordsched_spread_group *group)
 	struct sp_group *g = container_of(group, struct sp_group, group);
 	u32 i, left = 0;
 
+	if (current == READ_ONCE(st->destroyer))
+		WRITE_ONCE(st->by_destroyer, st->by_destroyer + 1);
+	else
+		st->late += !!READ_ONCE(st->by_destroyer);
 	for (i = 0; i < g->n; i++) {
 		left += !g->jobs[i].dispatched;
 		/* Every job is either dispatched once or handed back. */
@@ -257,7 +269,9 @@ static void spacing_f1(struct ktest *t)
 
 /*
  * An endless producer: destroy stops the spreader and hands back the
- * groups in hand, their undispatched jobs still on them.
+ * groups in hand, their undispatched jobs still on them, releasing them
+ * itself once no callback can come from the work item: with 3 lanes of
+ * 10-job groups, at least 2 are full whenever the spreader stops.
  */
 static void destroy_in_flight(struct ktest *t)
 {
@@ -279,7 +293,10 @@ static void destroy_in_flight(struct ktest *t)
 	ordsched_spread_kick(sp);
 	for (i = 0; i < 500 && READ_ONCE(st->pos) < 1000; i++)
 		msleep(20);
+	WRITE_ONCE(st->destroyer, current);
 	ordsched_spread_destroy(sp);
+	KT_EXPECT(t, st->by_destroyer >= 2);
+	KT_EXPECT_EQ(t, st->late, 0);
 	KT_EXPECT(t, st->pos >= 1000);
 	KT_EXPECT_EQ(t, st->live, 0);
 	KT_EXPECT_EQ(t, st->released, st->next);
