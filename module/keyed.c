@@ -243,15 +243,15 @@ static void keyed_work_fn(struct work_struct *work)
 	trace_ordsched_keyed_run(kx->inst.id, task);
 	task->fn(task);
 	keyed_release(kx, task);
-	/*
-	 * Not in flight: a later cancel must not look at @tokens, which the
-	 * caller may free once @done is called. Pairs with the READ_ONCE()
-	 * in ordsched_keyed_cancel().
-	 */
-	WRITE_ONCE(task->nr_keys, 0);
 	this_cpu_inc(kx->stats->ran);
 	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
-	/* From here on the task is the caller's. */
+	/*
+	 * No longer in flight: it may be queued again (the cmpxchg in
+	 * ordsched_keyed_queue() sees our stores), and a cancel does not
+	 * look at @tokens, which the caller may free once @done is called.
+	 * From here on the task is the caller's.
+	 */
+	smp_store_release(&task->nr_keys, 0);
 	if (done)
 		done(task);
 	/* ordsched_keyed_destroy() waits for this section with RCU. */
@@ -362,12 +362,21 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 	lockdep_assert_irqs_enabled();
 	if (!keyed_keys_valid(keys, nr_keys, task->nr_tokens))
 		return false;
-	/* On a debug kernel, a task queued twice is caught here. */
-	if (debug_object_activate(keyed_debug_obj(task), &keyed_task_debug_descr))
+	/*
+	 * In flight from here until its keys are handed on or it is
+	 * cancelled: a second queueing meanwhile is refused. Fully ordered:
+	 * the previous flight's stores come before ours.
+	 */
+	if (cmpxchg(&task->nr_keys, 0, nr_keys))
 		return false;
+	/* Debug objects track it too, to catch a task freed in flight. */
+	if (debug_object_activate(keyed_debug_obj(task),
+				  &keyed_task_debug_descr)) {
+		WRITE_ONCE(task->nr_keys, 0);
+		return false;
+	}
 
 	task->kx = kx;
-	task->nr_keys = nr_keys;
 	for (i = 0; i < nr_keys; i++) {
 		task->tokens[i].key = keys[i];
 		task->tokens[i].task = task;
@@ -462,12 +471,17 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 	for (i = 0; i < nr_ready; i++)
 		keyed_dispatch(kx, ready[i]);
 	if (cancelled) {
+		unsigned int color = task->color;
+
 		debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
-		/* Withdrawn: a second cancel finds nothing to do. */
-		WRITE_ONCE(task->nr_keys, 0);
 		this_cpu_inc(kx->stats->cancelled);
 		trace_ordsched_keyed_cancel(kx->inst.id, task);
-		keyed_uncount(kx, task->color);
+		/*
+		 * Withdrawn: a second cancel finds nothing to do, and the
+		 * task may be queued again (see keyed_work_fn()).
+		 */
+		smp_store_release(&task->nr_keys, 0);
+		keyed_uncount(kx, color);
 	}
 	return cancelled;
 }

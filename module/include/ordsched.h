@@ -19,11 +19,12 @@
  *	X_queue()	hand over an item; returns true if it was queued,
  *			false if not (already queued, no room, stopped or
  *			invalid, as each part says), like queue_work().
- *			Streams and delays tell an item already queued on
- *			any kernel; a pipeline job or a keyed task must not
- *			be in flight, which only a kernel with debug
- *			objects catches (false, and reported); a sequencer
- *			ticket is handed in once (false; the first misuse warns)
+ *			Streams, delays and keyed executors tell an item
+ *			already queued (in flight) on any kernel; a
+ *			pipeline job must not be in flight, which only a
+ *			kernel with debug objects catches (false, and
+ *			reported); a sequencer ticket is handed in once
+ *			(false; the first misuse warns)
  *	X_cancel()	take back an item that has not started; returns
  *			true if it will not run, false if it has run, is
  *			running or will run: never both, never neither

@@ -613,6 +613,59 @@ out:
 	kfree(kt);
 }
 
+struct kxr_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed *kx;
+	u64 key;
+	atomic_t runs, from_fn, from_done;
+};
+
+/* In flight here: queueing itself again is refused. */
+static void kxr_fn(struct ordsched_keyed_task *task)
+{
+	struct kxr_task *kt = container_of(task, struct kxr_task, task);
+
+	atomic_inc(&kt->runs);
+	if (ordsched_keyed_queue(kt->kx, task, &kt->key, 1))
+		atomic_inc(&kt->from_fn);
+}
+
+/* Not in flight any more: accepted, once. */
+static void kxr_done(struct ordsched_keyed_task *task)
+{
+	struct kxr_task *kt = container_of(task, struct kxr_task, task);
+
+	if (atomic_read(&kt->runs) == 1 &&
+	    ordsched_keyed_queue(kt->kx, task, &kt->key, 1))
+		atomic_inc(&kt->from_done);
+}
+
+/*
+ * keyed.h: a task is in flight until its keys are handed on; queueing
+ * it again meanwhile is refused, on every kernel (it used to corrupt
+ * the key's queue without debug objects); from @done it is accepted.
+ */
+static void keyed_requeue_in_flight(struct ktest *t)
+{
+	struct kxr_task *kt = kzalloc(sizeof(*kt), GFP_KERNEL);
+
+	if (!KT_EXPECT(t, kt))
+		return;
+	kt->kx = ordsched_keyed_create(NULL);
+	if (!KT_EXPECT(t, !IS_ERR(kt->kx)))
+		goto out;
+	kt->key = 3;
+	ordsched_keyed_task_init(&kt->task, kxr_fn, kxr_done, NULL, 0);
+	KT_EXPECT(t, ordsched_keyed_queue(kt->kx, &kt->task, &kt->key, 1));
+	/* The destroy waits for the second run too. */
+	ordsched_keyed_destroy(kt->kx);
+	KT_EXPECT_EQ(t, atomic_read(&kt->runs), 2);
+	KT_EXPECT_EQ(t, atomic_read(&kt->from_fn), 0);
+	KT_EXPECT_EQ(t, atomic_read(&kt->from_done), 1);
+out:
+	kfree(kt);
+}
+
 /* ---- delays ---- */
 
 struct dl_test {
@@ -984,6 +1037,7 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE(pipeline_cancel),
 	KT_CASE(keyed_cancel),
 	KT_CASE(keyed_cancel_after_done),
+	KT_CASE(keyed_requeue_in_flight),
 	KT_CASE_WARNS(freed_while_queued_warns),
 	KT_CASE_WARNS(stream_freed_while_queued_warns),
 	KT_CASE_WARNS(seq_freed_while_parked_warns),

@@ -67,7 +67,8 @@ struct ordsched_keyed_token {
  * @work: runs the task on the executor's workqueue
  * @fn: the work, called in process context in a worker (may sleep, but a
  *	sleeping task holds back the later tasks of its keys); the task
- *	still holds its keys, so it must not queue itself again here
+ *	still holds its keys and is in flight: queueing itself again here
+ *	is refused (do it from @done)
  * @done: called after @fn, in the same worker (process context, may
  *	sleep), once the task's keys have been handed on; from then on
  *	ordsched does not touch the task, which may be freed or queued again
@@ -75,7 +76,8 @@ struct ordsched_keyed_token {
  * @kx: the executor the task was queued on
  * @tokens: the tokens, @nr_tokens of them
  * @nr_tokens: how many keys the task can name
- * @nr_keys: how many it names in the current queueing
+ * @nr_keys: how many it names in the current queueing; 0 while the task
+ *	is not in flight
  * @waiting: tokens not yet at the head of their key, plus one while the
  *	task is being queued
  * @color: the flush generation it was queued in
@@ -176,7 +178,7 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
 /**
  * ordsched_keyed_queue() - queue a task under one or more keys
  * @kx: the executor
- * @task: an initialized task, not in flight
+ * @task: an initialized task (ordsched_keyed_task_init())
  * @keys: its keys, all different
  * @nr_keys: how many: from 1 to the task's number of tokens, at most
  *	%ORDSCHED_KEYED_MAX_KEYS
@@ -189,9 +191,12 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
  * never waits.
  *
  * Context: process or softirq context, not hard interrupt.
+ * A task is in flight from its queueing until its keys are handed on
+ * (before its @done is called) or it is cancelled; queueing it again
+ * meanwhile is refused and leaves it as it is, on every kernel.
+ *
  * Return: true, or false if @nr_keys is out of range or a key repeats
- * (the task is not queued), or, on a kernel with debug objects, if the
- * task is still in flight (reported: a bug in the caller).
+ * (the task is not queued), or if the task is in flight.
  */
 bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
