@@ -27,7 +27,8 @@
  *			(false; the first misuse warns)
  *	X_cancel()	take back an item that has not started; returns
  *			true if it will not run, false if it has run, is
- *			running or will run: never both, never neither
+ *			running or will run: never both, never neither (and
+ *			false for an item not queued there, as each part says)
  *	X_mod()		(delays) move a queued item to a new deadline, or
  *			queue it; returns true if it was queued, like
  *			mod_delayed_work()
