@@ -68,11 +68,13 @@
  * @ioctls: out: bit N set when the command numbered N is supported
  * @status_size: out: length to mmap at offset 0 for the status page
  * @status_tail_offset: out: offset of the __u64 tail in the status page
- * @status_head_offset: out: offset of the __u64 head in the status page
- * @window: out: the span of tickets a domain keeps, from the tail (the
- *	oldest ticket not yet retired) on: a ticket is handed out only if it
- *	lies less than @window after the tail. Tickets completed or trashed
- *	early, out of turn, still count until the tail passes them.
+ *	of a domain without a ring (a ring domain's: struct ordsched_status)
+ * @status_head_offset: out: offset of the __u64 head, likewise
+ * @window: out: the span of tickets a domain without a ring keeps, from
+ *	the tail (the oldest ticket not yet retired) on: a ticket is handed
+ *	out only if it lies less than @window after the tail. Tickets
+ *	completed or trashed early, out of turn, still count until the tail
+ *	passes them. A ring domain's window is its number of slots.
  * @max_batch: out: most tickets one command takes, completes or trashes
  * @max_held: out: most tickets one handle may hold at a time
  * @reserved: in: zero; out: zero
@@ -253,18 +255,26 @@ struct ordsched_stats {
  * @version: ORDSCHED_API_VERSION
  * @size: the page's length, as ordsched_api.status_size
  * @features: ORDSCHED_FEAT_*
- * @window: as ordsched_api.window
- * @tail_offset: as ordsched_api.status_tail_offset
- * @head_offset: as ordsched_api.status_head_offset
+ * @window: the domain's window: ordsched_api.window, or in a ring domain
+ *	the ring's number of slots (uapi/linux/ordsched_ring.h)
+ * @tail_offset: where the tail is: ordsched_api.status_tail_offset, or in
+ *	a ring domain the ring's tail (ordsched_ring_hdr.tail_offset)
+ * @head_offset: where the head is: ordsched_api.status_head_offset, or in
+ *	a ring domain the ring's head (ordsched_ring_hdr.head_offset)
  * @pad: 0
  *
+ * Read the three from the page, not from the handshake: a domain becomes a
+ * ring domain after the handshake (ORDSCHED_IOC_RING_SETUP).
+ *
  * mmap(NULL, status_size, PROT_READ, MAP_SHARED, fd, 0) maps the page of
- * the handle's domain. The kernel writes the tail and the head, each a
- * __u64 alone on its cache line, with release stores: read them with
- * acquire loads. A reader without 64-bit atomic loads reads the high half,
- * the low half, and the high half again until both high halves match; the
- * kernel never publishes a value above the true one, so "tail == my
- * ticket" read from the page means the ticket's turn has come.
+ * the handle's domain. The tail and the head are each a __u64 alone on its
+ * cache line; in a domain without a ring the kernel writes them with
+ * release stores, in a ring domain they are the ring's own words, changed
+ * by compare-and-swap. Read them with acquire loads. A reader without
+ * 64-bit atomic loads reads the high half, the low half, and the high half
+ * again until both high halves match; no value above the true one is ever
+ * published, so "tail == my ticket" read from the page means the ticket's
+ * turn has come.
  */
 struct ordsched_status {
 	__u32 version;
