@@ -88,8 +88,13 @@ int ordsched_open(struct ordsched **os);
  * its handles are passed to (the library makes and drops a second handle
  * at once, which rules the ring out): every handle of it checks ownership
  * against the kernel's records, and ordsched_take_batch() takes real
- * batches. The environment variable ORDSCHED_NO_RING only keeps this
- * process's handles off the ring.
+ * batches. The environment variable ORDSCHED_NO_RING keeps this process's
+ * handles off the ring and so leaves the domains it opens without a ring,
+ * but does not bind them as the flag does: a domain opened under it gets
+ * a ring from a process without it only in the case that
+ * ordsched_from_fd_flags() describes (its first handle, before any other
+ * handle or ticket), so a handle made with ordsched_new_handle() and
+ * passed on takes the ioctl path.
  *
  * Return: as ordsched_open(); -EINVAL for an unknown flag.
  */
@@ -197,7 +202,11 @@ const struct ordsched_api *ordsched_api(const struct ordsched *os);
  * On the ring, a wait does not spin when the process may run on a single
  * CPU, nor while the domain has more tickets out than the process has
  * CPUs (their holders would then wait for the CPU a spinner takes): it
- * sleeps in the kernel.
+ * sleeps in the kernel. The CPUs the process may run on are counted when
+ * the handle is made (ordsched_open(), _from_fd(), _new_handle()), so
+ * that a wait makes no system call to learn them: a program that narrows
+ * its affinity afterwards sets the spin to 0 itself, or makes its handles
+ * after.
  *
  * The default, ORDSCHED_DEFAULT_SPIN, lasts from about one to a few
  * microseconds (a pause instruction takes 10 to 140 cycles, by CPU):

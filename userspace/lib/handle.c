@@ -102,8 +102,8 @@ static void os_ring_setup(struct ordsched *os)
 	os->ring_map = map;
 }
 
-static int os_from_fd(int fd, unsigned int flags, int pollable,
-		      struct ordsched **out)
+static int os_from_fd_errno(int fd, unsigned int flags, int pollable,
+			    struct ordsched **out)
 {
 	struct ordsched *os;
 	int ret;
@@ -142,6 +142,19 @@ static int os_from_fd(int fd, unsigned int flags, int pollable,
 	return 0;
 }
 
+/*
+ * os_from_fd_errno(), and errno as it found it: the calloc(), mmap() and
+ * close() there may change it whether they fail or not.
+ */
+static int os_from_fd(int fd, unsigned int flags, int pollable,
+		      struct ordsched **out)
+{
+	int saved = errno, ret = os_from_fd_errno(fd, flags, pollable, out);
+
+	errno = saved;
+	return ret;
+}
+
 /* The caller knows the descriptor: it may poll it from the start. */
 int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 {
@@ -156,13 +169,13 @@ int ordsched_from_fd(int fd, struct ordsched **os)
 int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 {
 	struct ordsched_new_handle nh = { .flags = ORDSCHED_HANDLE_CLOEXEC };
-	int fd, ret;
+	int fd, ret, saved = errno;
 
 	if (flags & ~ORDSCHED_OPEN_NO_RING)
 		return -EINVAL;
 	fd = open(DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return os_errno(saved);
 	ret = os_from_fd(fd, flags, 0, os);
 	if (ret || !(flags & ORDSCHED_OPEN_NO_RING))
 		return ret;
@@ -178,6 +191,7 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 		return fd;
 	}
 	close(fd);
+	errno = saved;
 	return 0;
 }
 
@@ -204,6 +218,8 @@ int ordsched_new_handle(struct ordsched *os, struct ordsched **out)
 
 void ordsched_close(struct ordsched *os)
 {
+	int saved = errno;
+
 	if (!os)
 		return;
 	if (os->ring_map)
@@ -213,6 +229,7 @@ void ordsched_close(struct ordsched *os)
 	free(os->ring_waiters);
 	free(os->owned);
 	free(os);
+	errno = saved;
 }
 
 /*

@@ -134,13 +134,25 @@ static inline int os_owns(const struct ordsched *os, uint64_t ticket)
 	       (bit % 64) & 1;
 }
 
+/*
+ * libordsched.h: no function sets errno. After a failed call, -errno,
+ * with errno back at @saved, its value before the call.
+ */
+static inline int os_errno(int saved)
+{
+	int err = errno;
+
+	errno = saved;
+	return -err;
+}
+
 /* An ioctl returning 0 (or a descriptor) or -errno. */
 static inline int os_ioctl(const struct ordsched *os, unsigned long cmd,
 			   void *arg)
 {
-	int ret = ioctl(os->fd, cmd, arg);
+	int saved = errno, ret = ioctl(os->fd, cmd, arg);
 
-	return ret < 0 ? -errno : ret;
+	return ret < 0 ? os_errno(saved) : ret;
 }
 
 /* wait.c */
