@@ -270,8 +270,8 @@ static void spacing_f1(struct ktest *t)
 /*
  * An endless producer: destroy stops the spreader and hands back the
  * groups in hand, their undispatched jobs still on them, releasing them
- * itself once no callback can come from the work item: with 3 lanes of
- * 10-job groups, at least 2 are full whenever the spreader stops.
+ * itself once no callback can come from the work item. The lanes' groups
+ * run out in step, so the stop may find from none to all 3 in hand.
  */
 static void destroy_in_flight(struct ktest *t)
 {
@@ -295,8 +295,8 @@ static void destroy_in_flight(struct ktest *t)
 		msleep(20);
 	WRITE_ONCE(st->destroyer, current);
 	ordsched_spread_destroy(sp);
-	KT_EXPECT(t, st->by_destroyer >= 2);
 	KT_EXPECT_EQ(t, st->late, 0);
+	ktest_diag(t, "%u groups handed back by destroy", st->by_destroyer);
 	KT_EXPECT(t, st->pos >= 1000);
 	KT_EXPECT_EQ(t, st->live, 0);
 	KT_EXPECT_EQ(t, st->released, st->next);
