@@ -29,8 +29,10 @@
 # RCU stall, ...). -v prints every guest console log.
 #
 # Environment: ORDSCHED_BUILD (build directory), ORDSCHED_WORK (logs and
-# reports), ORDSCHED_BENCH_REPS (repetitions, default 5) and
-# ORDSCHED_BENCH_ARGS (more guest command line words for bench.sh, e.g.
+# reports), ORDSCHED_BENCH_REPS (repetitions, default 5),
+# ORDSCHED_BENCH_BOOTS (boots of the benchmarks, default 1; with more, the
+# goals of every boot side by side) and ORDSCHED_BENCH_ARGS (more guest
+# command line words for bench.sh, e.g.
 # "ordsched_commit_threads=2,8 ordsched_commit_contenders=ordsched,ring").
 set -uo pipefail
 
@@ -49,7 +51,7 @@ while getopts "k:f:Sv" opt; do
 	f) filter=$OPTARG ;;
 	S) skip_selfcheck=1 ;;
 	v) verbose=1 ;;
-	*) sed -n '5,33s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '5,36s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -57,7 +59,7 @@ mode=${1:-}
 case "$mode" in
 check | selfcheck) : "${kernels:=all}" ;;
 run | bench) : "${kernels:=6.1}" ;;
-*) sed -n '5,33s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '5,36s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 die() { echo "run.sh: $*" >&2; exit 1; }
 step() { echo "== $*" >&2; }
@@ -99,6 +101,37 @@ for k in $kernels; do
 	fi
 done
 
+# bench_boots KERNEL: ORDSCHED_BENCH_BOOTS boots (default 1) of the
+# benchmarks, each reported on its own; with more than one, the goals of
+# all boots side by side (bench_boots.py), since a ratio measured in one
+# boot can move far in the next.
+bench_boots() {
+	local k=$1 boots=${ORDSCHED_BENCH_BOOTS:-1} i label dir reports=()
+
+	[[ $boots =~ ^[1-9][0-9]*$ ]] || die "ORDSCHED_BENCH_BOOTS: not a count: $boots"
+	for ((i = 1; i <= boots; i++)); do
+		label=$k/bench dir=$work/bench/$k
+		if [ "$boots" -gt 1 ]; then
+			label=$k/bench-$i dir=$work/bench/$k/boot-$i
+		fi
+		# The TSC of TCG's vCPUs is one host clock: trust it, so that
+		# reading the time costs no emulated HPET access.
+		step "$k kernel: benchmarks, boot $i of $boots"
+		boot "$k" bench 1800 "$label" tsc=reliable \
+			"ordsched_filter=$filter" "ordsched_reps=${ORDSCHED_BENCH_REPS:-5}" \
+			${ORDSCHED_BENCH_ARGS:-}
+		judge "$k" "$label"
+		if python3 "$here/bench_report.py" "$work/logs/$label/results.log" "$dir"; then
+			reports+=("$dir/results.json")
+		else
+			result "not ok" "$k: bench.report # boot $i"
+		fi
+	done
+	[ "$boots" -gt 1 ] && [ ${#reports[@]} -gt 0 ] || return 0
+	python3 "$here/bench_boots.py" "${reports[@]}" | tee "$work/bench/$k/boots.txt" ||
+		result "not ok" "$k: bench.boots"
+}
+
 for k in $built; do
 	case $mode in
 	check)
@@ -113,15 +146,7 @@ for k in $built; do
 		;;
 	selfcheck) selfcheck "$k" ;;
 	bench)
-		# The TSC of TCG's vCPUs is one host clock: trust it, so that
-		# reading the time costs no emulated HPET access.
-		step "$k kernel: benchmarks"
-		boot "$k" bench 1800 "$k/bench" tsc=reliable \
-			"ordsched_filter=$filter" "ordsched_reps=${ORDSCHED_BENCH_REPS:-5}" \
-			${ORDSCHED_BENCH_ARGS:-}
-		judge "$k" "$k/bench"
-		python3 "$here/bench_report.py" "$work/logs/$k/bench/results.log" \
-			"$work/bench/$k" || result "not ok" "$k: bench.report"
+		bench_boots "$k"
 		;;
 	run)
 		step "$k kernel: main job"
