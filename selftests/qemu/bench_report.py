@@ -411,7 +411,7 @@ def delays_goals(summary):
 
 
 COMMIT_ORDER = ["ordsched", "ordsched-ioctl", "ring", "condvar", "futex",
-                "spin"]
+                "spin", "ordsched-private"]
 
 
 def commit_summary(runs):
@@ -450,9 +450,10 @@ def commit_best_blocking(summary, t, w):
 
 def commit_table(summary, meta):
     out = ["Ordered commit in userspace, %s CPUs: median (half-range %%); "
-           "syscalls counted for ordsched, ordsched-ioctl, ring, futex only"
+           "syscalls counted for ordsched, ordsched-ioctl, ring, futex, "
+           "ordsched-private only"
            % meta.get("cpus", "?"),
-           "%3s %6s %-14s %16s %7s %7s %9s %9s %10s %12s"
+           "%3s %6s %-16s %16s %7s %7s %9s %9s %10s %12s"
            % ("T", "W us", "", "items/s", "x spin", "x best", "sysc/it",
               "vcsw/it", "CPUs busy", "wait us/it")]
     keys = sorted({(t, w) for t, w, _ in summary})
@@ -464,7 +465,7 @@ def commit_table(summary, meta):
                 continue
             tp = s["items_per_s"]["median"]
             sc = s["syscalls_per_item"]["median"]
-            out.append("%3d %6g %-14s %16s %7s %7s %9s %9.2f %10.2f %12.1f" % (
+            out.append("%3d %6g %-16s %16s %7s %7s %9s %9.2f %10.2f %12.1f" % (
                 t, w / 1e3, c, "%.0f (%.0f%%)" % (tp, s["items_per_s"]["spread_pct"]),
                 fmt_ratio(commit_ratio(summary, t, w, c, "spin")),
                 fmt_ratio(tp / best if best else None),
@@ -639,7 +640,8 @@ def commit_plots(summary, out_dir):
             "items/s (log)", ts,
             [(c, [summary[(t, w, c)]["items_per_s"]["median"]
                   if (t, w, c) in summary else None for t in ts])
-             for c in COMMIT_ORDER])
+             for c in COMMIT_ORDER
+             if any((t, w, c) in summary for t in ts)])
     return made
 
 

@@ -30,6 +30,15 @@
  *	spin		an atomic counter, waiters spin on it (the hand-off
  *			limit while threads <= CPUs; with more threads, a
  *			waiter burns the CPU its predecessor needs)
+ *	ordsched-private
+ *			libordsched's own take, wait and complete, on a ring
+ *			in this process's memory instead of the device's
+ *			page: the protocol's cost where /dev/ordsched is not
+ *			loaded (on the build host, natively, beside "ring").
+ *			No kernel behind it, so no sleep: it spins, and
+ *			refuses more threads than the CPUs it may run on
+ *			(EINVAL). Not a sequencer
+ *			anyone would deploy: a measuring instrument
  *
  * A run lasts about duration_ms: the threads stop taking tickets then, and
  * finish the ones they hold. Output, one line: items/s inputs (items, wall
@@ -55,6 +64,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,7 +78,12 @@
 
 #include <libordsched.h>
 
+/* ordsched-private builds a handle by hand: the library's private view. */
+#include "../lib/internal.h"
+
 #define MAX_THREADS	64
+/* As many slots as the module gives a ring, in a page of our own. */
+#define ORDSCHED_RING_PRIVATE_SLOTS	256
 
 static inline void cpu_relax(void)
 {
@@ -178,6 +193,52 @@ static const struct seq_ops seq_ordsched = {
 
 static const struct seq_ops seq_ordsched_ioctl = {
 	"ordsched-ioctl", os_init_ioctl, os_take, os_wait, os_complete, 1,
+};
+
+/*
+ * ordsched-private: a handle whose ring is a page of ours, laid out and
+ * initialised as the kernel does (every slot FREE for the ticket of its
+ * first lap, head and tail each on a line pair of their own). Its spin
+ * never ends, so a wait never asks a kernel that is not there.
+ */
+static int os_init_private(void)
+{
+	static __u64 page[4096 / sizeof(__u64)] __attribute__((aligned(4096)));
+	static unsigned int waiters[ORDSCHED_RING_PRIVATE_SLOTS];
+	static struct ordsched priv;
+	cpu_set_t set;
+	unsigned int cpus;
+	__u64 t;
+
+	/* A spinner must never wait for a holder that has no CPU. */
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	cpus = CPU_COUNT(&set);
+	if (cpus < 2 || run.threads > cpus)
+		return -EINVAL;
+	priv.fd = -1;
+	priv.spin = UINT_MAX;
+	priv.ncpus = cpus;
+	priv.ring_map = page;
+	priv.ring_size = sizeof(page);
+	priv.ring_id = 1;
+	priv.ring_waiters = waiters;
+	priv.view.head = &page[128 / sizeof(__u64)];
+	priv.view.tail = &page[256 / sizeof(__u64)];
+	priv.view.slots = &page[512 / sizeof(__u64)];
+	priv.view.mask = ORDSCHED_RING_PRIVATE_SLOTS - 1;
+	priv.head = (const uint64_t *)priv.view.head;
+	priv.tail = (const uint64_t *)priv.view.tail;
+	for (t = 0; t <= priv.view.mask; t++)
+		*ordsched_ring_slot(&priv.view, t) =
+			ordsched_ring_word(t, 0, ORDSCHED_RING_FREE);
+	os = &priv;
+	run.base = 0;
+	return 0;
+}
+
+static const struct seq_ops seq_ordsched_private = {
+	"ordsched-private", os_init_private, os_take, os_wait, os_complete, 1,
 };
 
 /* --- the userspace sequencers share a ticket dispenser ----------------- */
@@ -372,7 +433,7 @@ static const struct seq_ops seq_spin = {
 
 static const struct seq_ops *const contenders[] = {
 	&seq_ordsched, &seq_ordsched_ioctl, &seq_condvar, &seq_futex, &seq_ring,
-	&seq_spin,
+	&seq_spin, &seq_ordsched_private,
 };
 
 /* --- work, commit, threads -------------------------------------------- */
@@ -496,7 +557,7 @@ int main(int argc, char **argv)
 	arg_u64(argc, argv, "duration_ms", &duration_ms);
 	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
 		fprintf(stderr,
-			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|spin threads=T work_ns=W [duration_ms=MS]\n",
+			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|spin|ordsched-private threads=T work_ns=W [duration_ms=MS]\n",
 			argv[0]);
 		return 2;
 	}
