@@ -89,15 +89,26 @@ static bool pipeline_job_fixup_free(void *addr, enum debug_obj_state state)
 	return false;
 }
 
+/*
+ * A job has no init function: memory that debug objects do not track is a
+ * job never queued (or done with), which its activation starts tracking.
+ * A job still tracked is active, and its activation is the one report of
+ * a job queued twice, where an init before it would have made two.
+ */
+static bool pipeline_job_is_new(void *addr)
+{
+	return true;
+}
+
 static const struct debug_obj_descr pipeline_job_debug_descr = {
-	.name		= "ordsched_job",
-	.fixup_free	= pipeline_job_fixup_free,
+	.name			= "ordsched_job",
+	.is_static_object	= pipeline_job_is_new,
+	.fixup_free		= pipeline_job_fixup_free,
 };
 
 /* False if @job is still in flight. */
 static bool pipeline_job_debug_activate(struct ordsched_job *job)
 {
-	debug_object_init(pipeline_debug_obj(job), &pipeline_job_debug_descr);
 	return !debug_object_activate(pipeline_debug_obj(job),
 				      &pipeline_job_debug_descr);
 }

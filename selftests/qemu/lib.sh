@@ -23,7 +23,7 @@ EXPECTED_WARN_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (seq_hand_in|ordsche
 EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* debug_print_object\+'
 EXPECTED_WARN_RE+='|ODEBUG: free active .* object type: (ordsched_(delay_task|keyed_task|stream_item|seq_item|job)|work_struct) '
 # A pipeline job or keyed task queued again while in flight (promise suite).
-EXPECTED_WARN_RE+='|ODEBUG: (init|activate) active .* object type: ordsched_(job|keyed_task) '
+EXPECTED_WARN_RE+='|ODEBUG: activate active .* object type: ordsched_(job|keyed_task) '
 EXPECTED_WARN_RE+='|Call Trace:'
 
 # The kernels a run may boot, in the order "all" boots them: Debian's stock
