@@ -28,9 +28,12 @@ EXPECTED_WARN_RE+='|Call Trace:'
 
 # The kernels a run may boot, in the order "all" boots them: Debian's stock
 # kernels (headers and image unpacked by kernel-fetch.sh) and the debug
-# kernels the project builds (debug-kernel.sh), without and with PREEMPT_RT.
-ALL_KERNELS="6.1 6.12 6.12-rt 6.1-rt debug debug-rt"
-KNOWN_KERNELS="$ALL_KERNELS"
+# kernel the project builds (debug-kernel.sh). debug-rt, the debug kernel
+# with PREEMPT_RT, is not in "all": on a slower CI host its build and
+# tests took about 35 minutes, which put a full CI run at the 90-minute
+# limit. Name it (-k debug-rt) to run it.
+ALL_KERNELS="6.1 6.12 6.12-rt 6.1-rt debug"
+KNOWN_KERNELS="$ALL_KERNELS debug-rt"
 
 declare -A K_KVER=() K_KDIR=() K_IMAGE=() K_APPEND=()
 

@@ -15,7 +15,7 @@
 #              6.12, 6.12-rt, 6.1-rt (Debian's stock and PREEMPT_RT
 #              kernels), debug (built here: KASAN, lockdep with raw lock
 #              nesting, kmemleak, UBSAN), debug-rt (the same with
-#              PREEMPT_RT), or all of these: "all"
+#              PREEMPT_RT), or "all": all of these but debug-rt
 #   -f PREFIX  run only the tests whose names start with PREFIX (in-kernel
 #              cases are named suite.case, userspace ones by program)
 #   -S         skip the self-check (for quick iterations, not for CI)
