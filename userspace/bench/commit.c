@@ -149,7 +149,7 @@ static struct {
 static struct {
 	uint64_t committed;
 	uint64_t sum;
-} log SHARED;
+} commit_log SHARED;
 
 struct seq_ops {
 	const char *name;
@@ -490,10 +490,10 @@ static uint64_t calibrate(void)
 /* Serialized by the sequencer: the check needs no lock of its own. */
 static void commit(uint64_t t)
 {
-	if (t - run.base != log.committed)
+	if (t - run.base != commit_log.committed)
 		run.error = 1;
-	log.committed++;
-	log.sum += t - run.base;
+	commit_log.committed++;
+	commit_log.sum += t - run.base;
 }
 
 static void *worker(void *arg)
@@ -606,15 +606,15 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &r1);
 
 	/* Every ticket once, in order: the sum says none was counted twice. */
-	if (run.error || !log.committed ||
-	    log.sum != log.committed * (log.committed - 1) / 2) {
+	if (run.error || !commit_log.committed ||
+	    commit_log.sum != commit_log.committed * (commit_log.committed - 1) / 2) {
 		fprintf(stderr, "%s: commit order check failed (%llu items)\n",
-			run.ops->name, (unsigned long long)log.committed);
+			run.ops->name, (unsigned long long)commit_log.committed);
 		return 1;
 	}
 	printf("commit contender=%s threads=%u work_ns=%llu loops_per_us=%llu items=%llu ns=%llu cpu_ns=%llu syscalls=%lld vcsw=%ld ivcsw=%ld sys_ns=%llu\n",
 	       run.ops->name, run.threads, (unsigned long long)work_ns,
-	       (unsigned long long)lpu, (unsigned long long)log.committed,
+	       (unsigned long long)lpu, (unsigned long long)commit_log.committed,
 	       (unsigned long long)wall,
 	       (unsigned long long)(tv_ns(&r1.ru_utime) + tv_ns(&r1.ru_stime) -
 				    tv_ns(&r0.ru_utime) - tv_ns(&r0.ru_stime)),
