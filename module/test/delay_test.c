@@ -227,7 +227,7 @@ static void random_100k(struct ktest *t)
 	dt.wq = alloc_ordered_workqueue("ordsched_dt", 0);
 	if (!KT_EXPECT(t, dt.wq))
 		return;
-	if (dt_alloc(t, &dt, 100000, &p))
+	if (dt_alloc(t, &dt, kt_stress(100000), &p))
 		goto out_wq;
 	start = ktime_get();
 	dt.base = start + 500 * NSEC_PER_USEC;
@@ -368,7 +368,7 @@ static void stop_run(struct ktest *t, enum ordsched_delay_stop_mode mode)
 	struct dt dt = {};
 	ktime_t start;
 
-	if (dt_alloc(t, &dt, 100000, &p))
+	if (dt_alloc(t, &dt, kt_stress(100000), &p))
 		return;
 	KT_EXPECT_EQ(t, kt_run_threads(dt.threads, stop_submitter, &dt), 0);
 	KT_EXPECT_EQ(t, atomic_read(&dt.submit_errors), 0);

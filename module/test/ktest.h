@@ -7,6 +7,7 @@
 #ifndef _ORDSCHED_KTEST_H
 #define _ORDSCHED_KTEST_H
 
+#include <linux/kconfig.h>
 #include <linux/printk.h>
 #include <linux/types.h>
 
@@ -63,6 +64,21 @@ static inline void ktest_skip(struct ktest *t, const char *why)
 {
 	t->skipped = true;
 	t->skip_reason = why;
+}
+
+/*
+ * How many items a stress case of @n runs on this kernel: a quarter of
+ * them where KASAN, lockdep or kmemleak check every access or allocation
+ * (the debug kernel), which makes such a case 20 times slower. Those
+ * checkers report a bug the first time its access or lock order happens;
+ * the stock kernels run the full count, for the interleavings.
+ */
+static inline unsigned int kt_stress(unsigned int n)
+{
+	if (IS_ENABLED(CONFIG_KASAN) || IS_ENABLED(CONFIG_PROVE_LOCKING) ||
+	    IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		return n / 4;
+	return n;
 }
 
 #endif /* _ORDSCHED_KTEST_H */

@@ -122,6 +122,7 @@ static void pl_run(struct ktest *t, unsigned int n, struct workqueue_struct *wq)
 
 	KT_EXPECT_EQ(t, kt_run_threads(num_online_cpus(), pl_producer, pt), 0);
 	ordsched_pipeline_flush(pt->pl);
+	ktest_diag(t, "%u jobs, %u failing", n, failing);
 
 	KT_EXPECT_EQ(t, pt->count, n);
 	KT_EXPECT_EQ(t, pt->expect, n);
@@ -142,7 +143,7 @@ out:
 
 static void order_100k(struct ktest *t)
 {
-	pl_run(t, 100000, NULL);
+	pl_run(t, kt_stress(100000), NULL);
 }
 
 static void caller_percpu_wq(struct ktest *t)

@@ -254,7 +254,7 @@ out_free:
 
 static void stress_100k(struct ktest *t)
 {
-	stress_run(t, 0, 100000, 0, 0, false);
+	stress_run(t, 0, kt_stress(100000), 0, 0, false);
 }
 
 static void stress_trash_1pct(struct ktest *t)
