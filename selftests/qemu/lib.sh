@@ -7,6 +7,10 @@ PASSED=0
 FAILED=0
 SKIPPED=0
 
+# Every make below (and the kernel's, and the packaging tools') builds on
+# all CPUs, one job more to cover I/O, unless the caller chose.
+export MAKEFLAGS=${MAKEFLAGS:--j$(($(nproc) + 1))}
+
 # What ends a run as failed whatever the tests said: any report of the
 # kernel's own checkers in the guest console.
 SPLAT_RE='BUG:|WARNING:|Oops|general protection fault|kernel BUG|KASAN:|UBSAN:'

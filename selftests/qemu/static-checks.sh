@@ -33,10 +33,16 @@ mapfile -t files < <(cd "$top" && git ls-files --cached --others \
 	--exclude-standard 'module/*.[ch]' 'uapi/*.h' 'selftests/qemu/faulty/*.[ch]' |
 	sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done)
 
+# checkpatch, a process a file and a CPU each: its findings in a scratch
+# folder, then reported in order.
+found=$(mktemp -d)
+trap 'rm -rf "$found"' EXIT
+printf '%s\0' "${files[@]}" | (cd "$top" && xargs -0 -P "$(nproc)" -I{} \
+	sh -c '"$0" --no-tree --strict --quiet --show-types -f "$1" \
+		> "$2/$(printf %s "$1" | tr / _)" 2>&1' \
+	"$src/scripts/checkpatch.pl" {} "$found")
 for f in "${files[@]}"; do
-	out=$(cd "$top" && "$src/scripts/checkpatch.pl" --no-tree --strict \
-		--quiet --show-types -f "$f" 2>&1)
-	report "checkpatch.$f" "$out"
+	report "checkpatch.$f" "$(cat "$found/${f//\//_}")"
 done
 
 # Every exported function has a kernel-doc comment in the public headers,
