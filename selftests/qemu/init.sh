@@ -9,6 +9,7 @@
 #	plan-count PREFIX N	N results named PREFIX.* must follow
 #	ok NAME | not ok NAME | skip NAME [# why]
 #	log TEXT		diagnostics, shown by run.sh
+#	time NAME SECONDS	how long a test took (run.sh names the slowest)
 #	END			the guest finished (a missing END is a crash or hang)
 #
 # The kernel command line chooses what to do: ordsched_mode=check|run|
@@ -33,6 +34,10 @@ TESTDIR=/usr/lib/ordsched/selftests
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
 say() { echo "$*" >&3; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+took() { # took NAME START: the time since START (uptime_s) of NAME
+	say "time $1 $(awk -v a="$2" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')"
+}
 res() { # res STATUS NAME: STATUS is a command's exit code
 	if [ "$1" = 0 ]; then say "ok $2"; else say "not ok $2 # exit $1"; fi
 }
@@ -49,6 +54,7 @@ echo 10 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 echo 1 > /proc/sys/kernel/hung_task_panic 2>/dev/null
 
 say "log kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
+say "time boot $(uptime_s)"
 
 # Forget leak suspects from boot: only what the tests leave counts.
 kmemleak_reset() {
@@ -60,6 +66,7 @@ kmemleak_reset() {
 kmemleak_check() {
 	[ -w $KMEMLEAK ] || return 0
 	say "plan kmemleak.clean"
+	start=$(uptime_s)
 	# kmemleak ignores objects younger than 5 s; an object must then look
 	# unreferenced in two scans to be reported.
 	sleep 6
@@ -75,6 +82,7 @@ kmemleak_check() {
 	else
 		say "ok kmemleak.clean"
 	fi
+	took kmemleak.clean "$start"
 }
 
 # Forward the results of a (K)TAP file as PREFIX.NAME results, its plan as
@@ -95,10 +103,19 @@ forward_tap() { # forward_tap PREFIX FILE
 run_ktest() { # run_ktest [MODULE PARAMETERS]
 	say "plan ktest.load"
 	dmesg -c > /dev/null
+	start=$(uptime_s)
 	insmod $MODDIR/ordsched_test.ko filter="$ordsched_filter" "$@"
 	st=$?
 	dmesg | sed -n 's/^.*ordsched_test: //p' > /tmp/ktest.tap
 	forward_tap ktest /tmp/ktest.tap
+	# Each case's time: from the previous result's printk to its own.
+	dmesg | awk -v prev="$start" '
+		match($0, /ordsched_test: (not )?ok [0-9]+ [^ ]+/) {
+			ts = substr($0, 2, index($0, "]") - 2) + 0
+			n = split(substr($0, RSTART, RLENGTH), f, " ")
+			printf "time ktest.%s %.1f\n", f[n], ts - prev
+			prev = ts
+		}' >&3
 	res $st ktest.load
 	if [ $st = 0 ]; then
 		say "plan ktest.unload"
@@ -130,8 +147,10 @@ run_selftest() {
 	name=${prog##*/}
 	timeout=$(sed -n 's/^timeout=//p' $TESTDIR/settings 2>/dev/null)
 	say "plan $name.exit"
+	start=$(uptime_s)
 	ORDSCHED_MODDIR=$MODDIR timeout "${timeout:-300}" "$prog" > /tmp/$name.tap 2>&1
 	st=$?
+	took "$name" "$start"
 	forward_tap "$name" "/tmp/$name.tap"
 	# kselftest exit codes: 0 pass, 4 skip; anything else is a failure.
 	[ $st = 4 ] && st=0
@@ -145,12 +164,14 @@ run_clients() {
 	for kind in seq pipeline stream keyed spread delay; do
 		case "client.$kind" in "$ordsched_filter"*) ;; *) continue ;; esac
 		say "plan client.$kind"
+		start=$(uptime_s)
 		st=0
 		for round in 1 2 3; do
 			insmod $MODDIR/ordsched_client.ko kind=$kind || { st=$?; break; }
 			rmmod ordsched_client || { st=$?; break; }
 		done
 		res $st client.$kind
+		took "client.$kind" "$start"
 	done
 }
 
@@ -191,9 +212,11 @@ mode_warncheck() {
 run_demo() {
 	case demo in "$ordsched_filter"*) ;; *) return 0 ;; esac
 	say "plan demo"
+	start=$(uptime_s)
 	/usr/lib/ordsched/demo.sh 2>&1 | sed 's/^/log demo: /' >&3
 	# pipefail is not in busybox sh: demo.sh leaves its status here.
 	res "$(cat /tmp/demo.status 2>/dev/null || echo 1)" demo
+	took demo "$start"
 }
 
 mode_run() {

@@ -121,7 +121,7 @@ build_initrd() { # build_initrd KERNEL
 # (panic_on_warn on the debug kernel), for boots that warn on purpose.
 boot() {
 	local k=$1 mode=$2 limit=$3 label=${4:-$1/$2}
-	local out=$work/logs/$label kappend attempt
+	local out=$work/logs/$label kappend attempt t0=$SECONDS
 	shift 4 2>/dev/null || shift $#
 	kappend=$(kernel_var "$k" APPEND)
 	if [ "${1:-}" = nowarnpanic ]; then
@@ -154,6 +154,7 @@ $kappend ordsched_mode=$mode $*" \
 		echo "# $label: the kernel crashed before /init ran ($(grep -m1 -E "$SPLAT_RE" "$out/console.boot-crash.log" | cut -c1-100)); booting again" >&2
 	done
 	tr -d '\r' < "$out/results.raw" > "$out/results.log"
+	echo $((SECONDS - t0)) > "$out/seconds"
 	[ "$verbose" = 1 ] && sed "s|^|[$label] |" "$out/console.log" >&2
 	return 0
 }
@@ -248,11 +249,36 @@ result() { # result STATUS NAME [# why]
 	echo "$*"
 }
 
+# timing LABEL: a comment line saying where a boot's time went: its wall
+# time, the kernel's boot, and the slowest tests (init.sh's "time" lines).
+timing() {
+	local out=$work/logs/$1
+	awk -v label="$1" -v wall="$(cat "$out/seconds" 2>/dev/null)" '
+		$1 == "time" && $2 == "boot" { boot = $3; next }
+		$1 == "time" { t[$2] = $3 }
+		END {
+			line = "# " label ": " wall " s, the kernel booted in " boot " s"
+			for (i = 0; i < 5; i++) {
+				best = ""
+				for (n in t)
+					if (best == "" || t[n] + 0 > t[best] + 0)
+						best = n
+				if (best == "")
+					break
+				line = line (i ? ", " : "; slowest: ") best " " t[best] " s"
+				delete t[best]
+			}
+			print line
+		}' "$out/results.log"
+}
+
 # judge KERNEL LABEL [EXPECTED_RE]: print every result of a boot, with
-# diagnostics (guest log, splats, console tail) when anything failed.
+# diagnostics (guest log, splats, console tail) when anything failed, and
+# where its time went.
 judge() {
 	local k=$1 label=$2 out=$work/logs/$2 line st rest bad=0 first
 	evaluate "$label" "${3:-}"
+	timing "$label"
 	while IFS= read -r line; do
 		case "$line" in
 		"not ok "*) st="not ok" rest=${line#not ok } bad=1 ;;
