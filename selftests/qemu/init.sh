@@ -13,8 +13,9 @@
 #	END			the guest finished (a missing END is a crash or hang)
 #
 # The kernel command line chooses what to do: ordsched_mode=check|run|
-# selfcheck|warncheck|bench, ordsched_fault=warn|leak|uaf|hang for the self-check,
-# ordsched_filter=PREFIX to run only the tests whose names start with it.
+# selfcheck|warncheck|bench; for the self-check, ordsched_fault=FAULTS,
+# some of warn,leak,uaf,hang; ordsched_filter=PREFIX to run only the tests
+# whose names start with it.
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox --install -s /bin
@@ -224,12 +225,26 @@ mode_run() {
 	kmemleak_check
 }
 
+# Every fault of ordsched_fault (a list separated by commas) in one boot:
+# the host finds each one's report in the log. A hang never returns, so it
+# comes last, after the leak check.
 mode_selfcheck() {
 	kmemleak_reset
-	say "plan faulty.load"
-	insmod $MODDIR/ordsched_faulty.ko fault="$ordsched_fault"
-	res $? faulty.load
+	for f in $(echo "$ordsched_fault" | tr , ' '); do
+		[ "$f" = hang ] && continue
+		say "plan faulty.$f"
+		insmod $MODDIR/ordsched_faulty.ko fault="$f"
+		res $? faulty.$f
+		rmmod ordsched_faulty
+	done
 	kmemleak_check
+	case ",$ordsched_fault," in
+	*,hang,*)
+		say "plan faulty.hang"
+		insmod $MODDIR/ordsched_faulty.ko fault=hang
+		res $? faulty.hang
+		;;
+	esac
 }
 
 case "$ordsched_mode" in

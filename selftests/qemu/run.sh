@@ -5,7 +5,7 @@
 #
 # usage: run.sh [-k KERNELS] [-f PREFIX] [-S] [-v] check|run|selfcheck|bench
 #
-#   check      the harness self-check (but on debug-rt), then every
+#   check      the harness self-check, then every
 #              in-kernel and userspace test, on each kernel (default: all)
 #   run        the main job: the module doing ordered work (default: 6.1)
 #   selfcheck  only the self-check: faulty modules must be caught
@@ -135,10 +135,7 @@ bench_boots() {
 for k in $built; do
 	case $mode in
 	check)
-		# debug-rt's faulty modules are debug's, caught by the same
-		# judge, and its five boots cost more than any other kernel's:
-		# `run.sh selfcheck` still runs them there.
-		[ $skip_selfcheck = 1 ] || [ "$k" = debug-rt ] || selfcheck "$k"
+		[ $skip_selfcheck = 1 ] || selfcheck "$k"
 		step "$k kernel: tests"
 		boot "$k" check 1500 "$k/check" "ordsched_filter=$filter"
 		judge "$k" "$k/check"

@@ -2,7 +2,8 @@
 /*
  * ordsched_faulty: a deliberately broken module for the guest runner's
  * self-check. Each value of fault= commits one kind of bug the runner must
- * report as a failure; a runner that stays green here proves nothing.
+ * report as a failure; a runner that stays green here proves nothing. The
+ * self-check loads it once for each fault, in one boot.
  *
  *	warn	WARN_ON(1) at load
  *	leak	allocate at load and lose the pointer (kmemleak)
@@ -53,6 +54,12 @@ static int __init ordsched_faulty_init(void)
 	return 0;
 }
 module_init(ordsched_faulty_init);
+
+/* Unloadable, so that one boot loads it once for each fault. */
+static void __exit ordsched_faulty_exit(void)
+{
+}
+module_exit(ordsched_faulty_exit);
 
 MODULE_DESCRIPTION("Deliberately faulty module for the ordsched test harness self-check");
 MODULE_LICENSE("GPL");
