@@ -69,7 +69,8 @@ install-module: ordsched.ko
 		$(DESTDIR)$(MODDIR)/$(KVER)/updates/ordsched.ko
 	$(if $(DESTDIR),,depmod -a $(KVER))
 
-install-kdev: check-kdir
+# Module.symvers comes out of the module's build: after it, also under -j.
+install-kdev: ordsched.ko
 	install -d $(DESTDIR)$(KSRCDIR)/include/ordsched \
 		$(DESTDIR)$(KSRCDIR)/$(KVER)
 	install -m 0644 module/include/ordsched.h $(DESTDIR)$(KSRCDIR)/include
