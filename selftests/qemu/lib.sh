@@ -250,12 +250,13 @@ result() { # result STATUS NAME [# why]
 }
 
 # timing LABEL: a comment line saying where a boot's time went: its wall
-# time, the kernel's boot, and the slowest tests (init.sh's "time" lines).
+# time, the kernel's boot, and the five slowest tests that took a second
+# or more (init.sh's "time" lines).
 timing() {
 	local out=$work/logs/$1
 	awk -v label="$1" -v wall="$(cat "$out/seconds" 2>/dev/null)" '
 		$1 == "time" && $2 == "boot" { boot = $3; next }
-		$1 == "time" { t[$2] = $3 }
+		$1 == "time" && $3 >= 1 { t[$2] = $3 }
 		END {
 			line = "# " label ": " wall " s, the kernel booted in " boot " s"
 			for (i = 0; i < 5; i++) {
