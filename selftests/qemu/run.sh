@@ -82,23 +82,39 @@ step "dependencies"
 step "userspace (static, -Werror)"
 build_userspace || die "userspace build failed"
 
-# A kernel that cannot be fetched or built for is a failed result; the
+# prepare KERNEL: fetch or build the kernel, then build the modules for
+# it. A kernel that cannot be fetched or built for is a failed result; the
 # others still run.
-built=
-for k in $kernels; do
+prepare() {
+	local k=$1
 	step "$k kernel: fetch or build"
 	if ! prepare_kernel "$k"; then
 		result "not ok" "$k: kernel # cannot fetch or build the kernel"
-		continue
+		return 1
 	fi
 	step "$k kernel $(kernel_var "$k" KVER): modules (W=1, -Werror)"
 	if build_modules "$k" 2> "$work/$k.build.log" && build_initrd "$k"; then
 		result ok "$k: build # modules for $(kernel_var "$k" KVER)"
-		built+=" $k"
-	else
-		result "not ok" "$k: build # modules for $(kernel_var "$k" KVER)"
-		sed 's/^/#   /' "$work/$k.build.log" | tail -n 40
+		return 0
 	fi
+	result "not ok" "$k: build # modules for $(kernel_var "$k" KVER)"
+	sed 's/^/#   /' "$work/$k.build.log" | tail -n 40
+	return 1
+}
+
+# The debug kernels take minutes to build, and a stock kernel's guest
+# leaves about half of the CPUs idle: build them in the background from
+# the start, at the lowest priority, so that they cost the guests next to
+# nothing. prepare_kernel then finds the build done, or waits for it
+# (debug-kernel.sh holds a lock), or builds it again if it failed.
+for k in $kernels; do
+	case $k in
+	debug | debug-rt)
+		nice -n 19 "$here/debug-kernel.sh" "$build" \
+			"$([ "$k" = debug-rt ] && echo rt)" \
+			> "$work/$k.kernel.log" 2>&1 &
+		;;
+	esac
 done
 
 # bench_boots KERNEL: ORDSCHED_BENCH_BOOTS boots (default 1) of the
@@ -132,7 +148,8 @@ bench_boots() {
 		result "not ok" "$k: bench.boots"
 }
 
-for k in $built; do
+for k in $kernels; do
+	prepare "$k" || continue
 	case $mode in
 	check)
 		[ $skip_selfcheck = 1 ] || selfcheck "$k"
