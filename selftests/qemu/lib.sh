@@ -46,13 +46,18 @@ kernel_var() { # kernel_var KERNEL NAME: NAME is KVER, KDIR, IMAGE or APPEND
 	echo "${var[$1]:-}"
 }
 
+# build_debug_kernel debug|debug-rt: debug-kernel.sh's build (or its cached
+# result) of that kernel; prints KDIR=, IMAGE=, KVER=.
+build_debug_kernel() {
+	"$here/debug-kernel.sh" "$build" "$([ "$1" = debug-rt ] && echo rt)"
+}
+
 prepare_kernel() { # prepare_kernel KERNEL: fills K_{KVER,KDIR,IMAGE,APPEND}
 	local k=$1 out
 	case $k in
 	debug | debug-rt)
 		step "$k kernel"
-		out=$("$here/debug-kernel.sh" "$build" \
-			"$([ "$k" = debug-rt ] && echo rt)") || return 1
+		out=$(build_debug_kernel "$k") || return 1
 		K_APPEND[$k]="panic_on_warn=1"
 		;;
 	*)

@@ -110,9 +110,8 @@ prepare() {
 for k in $kernels; do
 	case $k in
 	debug | debug-rt)
-		nice -n 19 "$here/debug-kernel.sh" "$build" \
-			"$([ "$k" = debug-rt ] && echo rt)" \
-			> "$work/$k.kernel.log" 2>&1 &
+		(renice -n 19 -p "$BASHPID" > /dev/null
+		 build_debug_kernel "$k") > "$work/$k.kernel.log" 2>&1 &
 		;;
 	esac
 done
