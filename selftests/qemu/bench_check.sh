@@ -7,6 +7,13 @@
 #    real: the program exits 1 if a ticket was committed out of order,
 #    twice or never, and the ring must cost no system call;
 #  - it refuses more threads than CPUs, where nothing could wake a waiter;
+#  - the instructions an item costs, counted by valgrind's lackey with
+#    one thread and no work: libordsched's take, wait and complete on the
+#    private ring, over what the plain spin's cost (the loop, the work
+#    call and the commit, which every contender pays), must stay within
+#    LIB_INSNS_MAX. The hot path's budget (README.md, "What is left at
+#    T = 2 is instructions"), counted the same way on every host; the
+#    futex ring's is printed beside it;
 #  - bench_boots.py puts two boots' goals side by side and counts a goal
 #    met in one boot and missed in the other as met in 1 of 2.
 #
@@ -29,6 +36,7 @@ check() { # check NAME COMMAND...: one result
 		echo "not ok $name"
 		sed 's/^/#   /' "$tmp/out" | tail -n 20
 		bad=1
+		return 1
 	fi
 }
 
@@ -48,6 +56,37 @@ private_refuses_one_cpu() {
 		work_ns=0 duration_ms=50 loops_per_us=100 2>&1 | grep -q '^commit'
 }
 
+# The library's instructions an item over the spin's: 138 with gcc 12 -O2.
+LIB_INSNS_MAX=160
+
+# insns CONTENDER: guest instructions an item at T = 1, W = 0, the slope
+# between a run of 100 ms and one of 300 ms (the set-up cancels out).
+insns() {
+	local d out n i items=() counts=()
+
+	for d in 100 300; do
+		out=$(valgrind --tool=lackey "$bench" contender="$1" threads=1 \
+			work_ns=0 duration_ms=$d loops_per_us=100 2>&1) || return 1
+		i=$(sed -n 's/.* items=\([0-9]*\) .*/\1/p' <<< "$out")
+		n=$(sed -n 's/.*guest instrs: *\([0-9,]*\).*/\1/p' <<< "$out" | tr -d ,)
+		[ -n "$i" ] && [ -n "$n" ] || return 1
+		items+=("$i")
+		counts+=("$n")
+	done
+	[ "${items[1]}" -gt "${items[0]}" ] || return 1
+	echo $(((counts[1] - counts[0]) / (items[1] - items[0])))
+}
+
+lib_instructions() {
+	local spin ring lib
+
+	spin=$(insns spin) && ring=$(insns ring) &&
+		lib=$(insns ordsched-private) || return 1
+	echo "instructions an item: spin $spin, futex ring $ring, libordsched $lib"
+	echo "over the spin's: futex ring $((ring - spin)), libordsched $((lib - spin)) (at most $LIB_INSNS_MAX)"
+	[ $((lib - spin)) -le $LIB_INSNS_MAX ]
+}
+
 boots_count() {
 	local g1='{"goals": [{"goal": "g: a >= 1.0x", "value": 1.2, "target": 1.0, "met": true}, {"goal": "g: b >= 1.0x", "value": 1.1, "target": 1.0, "met": true}]}'
 	local g2='{"goals": [{"goal": "g: a >= 1.0x", "value": 0.8, "target": 1.0, "met": false}, {"goal": "g: b >= 1.0x", "value": 1.3, "target": 1.0, "met": true}]}'
@@ -62,5 +101,6 @@ boots_count() {
 check bench.private_order_w0 private_run 0
 check bench.private_order_w1us private_run 1000
 check bench.private_refuses_one_cpu private_refuses_one_cpu
+check bench.lib_instructions lib_instructions && sed 's/^/#   /' "$tmp/out"
 check bench.boots_count boots_count
 exit $bad

@@ -16,7 +16,7 @@ mkdir -p "$build"
 pkgs=(
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves kmod
 	cpio xz-utils gzip busybox-static qemu-system-x86 linux-source-6.12
-	sparse perl python3 gnuplot-nox zlib1g-dev
+	sparse perl python3 gnuplot-nox zlib1g-dev valgrind
 )
 
 missing=()
