@@ -165,12 +165,12 @@ static int ordsched_ioc_complete_wait(struct ordsched_handle *h,
 		if (ret)
 			return ret;
 		/*
-		 * A restart after a signal must not complete it again. Only
-		 * a racing munmap() can make this fail; the ticket is
-		 * completed either way, and a restart answers EINVAL.
+		 * So that a restart after a signal does not complete it
+		 * again. Only a racing munmap() can make this fail: the
+		 * ticket is completed, and the wait goes on all the same (a
+		 * restart would answer EALREADY).
 		 */
-		if (put_user(ORDSCHED_NO_TICKET, uticket))
-			return 0;
+		(void)put_user(ORDSCHED_NO_TICKET, uticket);
 	}
 	if (cw.next == ORDSCHED_NO_TICKET)
 		return 0;
@@ -182,20 +182,35 @@ static int ordsched_ioc_new_handle(struct ordsched_handle *h,
 {
 	struct ordsched_new_handle nh;
 	struct ordsched_handle *new;
+	struct file *file;
 	int fd;
 
 	if (copy_from_user(&nh, uarg, sizeof(nh)))
 		return -EFAULT;
 	if (nh.flags & ~ORDSCHED_HANDLE_CLOEXEC || nh.pad || nh.reserved)
 		return -EINVAL;
-	new = ordsched_handle_create(h);
-	if (!new)
-		return -ENOMEM;
-	fd = anon_inode_getfd("[ordsched]", &ordsched_fops, new,
-			      O_RDWR | (nh.flags & ORDSCHED_HANDLE_CLOEXEC ?
-					O_CLOEXEC : 0));
+	/*
+	 * The descriptor and the file first: a failure (EMFILE, ENFILE,
+	 * ENOMEM) must leave the domain as it was, still able to become a
+	 * ring domain.
+	 */
+	fd = get_unused_fd_flags(nh.flags & ORDSCHED_HANDLE_CLOEXEC ?
+				 O_CLOEXEC : 0);
 	if (fd < 0)
+		return fd;
+	new = ordsched_handle_create(h);
+	if (!new) {
+		put_unused_fd(fd);
+		return -ENOMEM;
+	}
+	file = anon_inode_getfile("[ordsched]", &ordsched_fops, new, O_RDWR);
+	if (IS_ERR(file)) {
 		ordsched_handle_release(new);
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	ordsched_handle_publish(new);
+	fd_install(fd, file);
 	return fd;
 }
 
@@ -213,9 +228,9 @@ static int ordsched_ioc_stats(struct ordsched_handle *h, void __user *uarg)
 	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
-static int ordsched_ioc_ring_setup(struct ordsched_handle *h,
-				   void __user *uarg)
+static int ordsched_ioc_ring_setup(struct file *file, void __user *uarg)
 {
+	struct ordsched_handle *h = file->private_data;
 	struct ordsched_ring_setup setup;
 	int ret;
 
@@ -223,6 +238,9 @@ static int ordsched_ioc_ring_setup(struct ordsched_handle *h,
 		return -EFAULT;
 	if (setup.flags || memchr_inv(setup.reserved, 0, sizeof(setup.reserved)))
 		return -EINVAL;
+	/* Its page is mapped MAP_SHARED and writable: not through this one. */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	/* Fail before the domain turns into a ring domain, not after. */
 	if (copy_to_user(uarg, &setup, sizeof(setup)))
 		return -EFAULT;
@@ -283,7 +301,7 @@ static long ordsched_ioctl(struct file *file, unsigned int cmd,
 	case ORDSCHED_IOC_STATS:
 		return ordsched_ioc_stats(h, uarg);
 	case ORDSCHED_IOC_RING_SETUP:
-		return ordsched_ioc_ring_setup(h, uarg);
+		return ordsched_ioc_ring_setup(file, uarg);
 	case ORDSCHED_IOC_RING_WAIT:
 		return ordsched_ioc_ring_wait(h, uarg);
 	case ORDSCHED_IOC_RING_WAKE:

@@ -496,6 +496,27 @@ void ordsched_domain_spin_turn(const u64 *tail, u64 t, u64 deadline_ns)
 	}
 }
 
+/**
+ * ordsched_domain_no_room() - the answer to a wait that found no turn and
+ * no room to sleep
+ * @dom: the domain, locked
+ * @deadline_ns: the wait's deadline
+ *
+ * A deadline in the past only checks, so it needs no room: such a wait
+ * times out (and counts as a wait that did). The others answer EBUSY.
+ *
+ * Return: -ETIMEDOUT or -EBUSY.
+ */
+int ordsched_domain_no_room(struct ordsched_domain *dom, u64 deadline_ns)
+{
+	lockdep_assert_held(&dom->lock);
+	if (!ordsched_domain_deadline_passed(deadline_ns))
+		return -EBUSY;
+	dom->stats.waits++;
+	dom->stats.timeouts++;
+	return -ETIMEDOUT;
+}
+
 /* Wait for @t, held by @h and not at the tail; called and returns locked. */
 static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 			u64 t, u64 deadline_ns)
@@ -505,7 +526,7 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 
 	ret = ordsched_domain_queue_waiter(h, &w);
 	if (ret)
-		return ret;
+		return ordsched_domain_no_room(dom, deadline_ns);
 	dom->stats.waits++;
 	for (;;) {
 		if (ordsched_domain_deadline_passed(deadline_ns)) {
@@ -856,10 +877,29 @@ struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h)
 		return NULL;
 	spin_lock(&dom->lock);
 	dom->handles++;
-	dom->shared = true;
 	refcount_inc(&dom->ref);
 	spin_unlock(&dom->lock);
 	return nh;
+}
+
+/**
+ * ordsched_handle_publish() - a handle from ordsched_handle_create() is
+ * about to reach userspace
+ * @h: the new handle
+ *
+ * From now on the domain has had a second handle, and can no longer become
+ * a ring domain (ORDSCHED_IOC_RING_SETUP answers EBUSY). A handle that
+ * never got this far (its descriptor could not be made) leaves no trace.
+ *
+ * Context: process context; takes the domain lock.
+ */
+void ordsched_handle_publish(struct ordsched_handle *h)
+{
+	struct ordsched_domain *dom = h->dom;
+
+	spin_lock(&dom->lock);
+	dom->shared = true;
+	spin_unlock(&dom->lock);
 }
 
 /* Trash every ticket @h holds: nobody waits for a handle that is gone. */

@@ -160,6 +160,7 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
 				    struct domain_waiter *w);
 bool ordsched_domain_deadline_passed(u64 deadline_ns);
+int ordsched_domain_no_room(struct ordsched_domain *dom, u64 deadline_ns);
 void ordsched_domain_schedule(u64 deadline_ns);
 /*
  * How long a waiter woken ahead of its turn spins for it: a few
@@ -192,6 +193,7 @@ void ordsched_ring_exit(void);
 void ordsched_domain_debugfs_init(void);
 struct ordsched_handle *ordsched_domain_create(void);
 struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h);
+void ordsched_handle_publish(struct ordsched_handle *h);
 void ordsched_handle_release(struct ordsched_handle *h);
 
 int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first);

@@ -297,24 +297,32 @@ int ordsched_ring_dom_setup(struct ordsched_handle *h,
 			    struct ordsched_ring_setup *setup)
 {
 	struct ordsched_domain *dom = h->dom;
+	bool busy;
 	u32 id;
 	int ret;
 
+	/*
+	 * The id first: the domain turns into a ring domain for good, so
+	 * nothing may fail after that (ENOMEM, ENOSPC). The domain's ids
+	 * are not used before it has a ring.
+	 */
+	ret = ring_id(h, &id);
+	if (ret)
+		return ret;
 	spin_lock(&dom->lock);
-	if (!dom->ring) {
-		if (dom->shared || dom->head) {
-			spin_unlock(&dom->lock);
-			return -EBUSY;
-		}
+	busy = !dom->ring && (dom->shared || dom->head);
+	if (!dom->ring && !busy) {
 		ring_init_page(dom);
 		/* Pairs with ordsched_domain_is_ring(): the page is laid out. */
 		smp_store_release(&dom->ring, true);
 	}
 	spin_unlock(&dom->lock);
-
-	ret = ring_id(h, &id);
-	if (ret)
-		return ret;
+	if (busy) {
+		/* Never a ring domain: every thread of @h gets here. */
+		if (cmpxchg(&h->ring_id, id, 0) == id)
+			xa_erase(&dom->ids, id);
+		return -EBUSY;
+	}
 	setup->id = id;
 	setup->mmap_offset = (u64)ORDSCHED_RING_PGOFF << PAGE_SHIFT;
 	setup->size = PAGE_SIZE;
@@ -456,10 +464,15 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 		if (!queued) {
 			ret = ordsched_domain_queue_waiter(h, &w);
 			if (ret) {
-				spin_unlock(&dom->lock);
-				/* No room to sleep: unless it need not. */
+				/*
+				 * No room to sleep: unless it need not, at its
+				 * turn or with a deadline in the past.
+				 */
 				ret = ordsched_ring_wait_check(&r, id, t);
-				return ret == -EAGAIN ? -EBUSY : ret;
+				if (ret == -EAGAIN)
+					ret = ordsched_domain_no_room(dom, deadline_ns);
+				spin_unlock(&dom->lock);
+				return ret;
 			}
 			queued = true;
 		}

@@ -763,6 +763,50 @@ TEST(setup_ebusy_second_handle)
 	close(fd);
 }
 
+/*
+ * "On any error the domain is left as it was": a second handle that could
+ * not be made (EMFILE) was never a second handle.
+ */
+TEST(setup_after_failed_new_handle)
+{
+	struct ordsched_ring_setup s;
+	struct rlimit old, tight;
+	int fd = dev_open(), nh, fill[64], n = 0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	/* Nothing above fd, and every free one below taken: no room. */
+	tight = (struct rlimit){ .rlim_cur = fd + 1, .rlim_max = old.rlim_max };
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &tight));
+	while (n < 64 && (fill[n] = dup(fd)) >= 0)
+		n++;
+	nh = dev_new_handle(fd, ORDSCHED_HANDLE_CLOEXEC);
+	while (n)
+		close(fill[--n]);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
+	EXPECT_EQ(-EMFILE, nh);
+	EXPECT_EQ(0, setup_fd(fd, &s));
+	EXPECT_NE(0, s.id);
+	close(fd);
+}
+
+/*
+ * "EBADF: the descriptor is not open for writing", and the domain is left
+ * as it was: without a ring, taking batches.
+ */
+TEST(setup_read_only_ebadf)
+{
+	struct ordsched_ring_setup s;
+	int fd = open(DEV_PATH, O_RDONLY | O_CLOEXEC);
+	__u64 t;
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBADF, setup_fd(fd, &s));
+	EXPECT_EQ(0, dev_take(fd, 2, &t));
+	EXPECT_EQ(0, t);
+	close(fd);
+}
+
 /* A shared descriptor is the same handle, not a second one. */
 TEST(setup_after_dup_is_allowed)
 {

@@ -20,7 +20,9 @@
  * Errors, shared by every command:
  *	EFAULT	the argument cannot be read or written; nothing was done (a
  *		take whose answer became unwritable during the call, by
- *		a racing munmap(), trashes the tickets it took)
+ *		a racing munmap(), trashes the tickets it took; a ring
+ *		setup's has set the handle up, and a second call answers
+ *		the same)
  *	EINVAL	a reserved field or an unknown flag is set, a count is 0 or
  *		above the batch limit, a ticket was never handed out
  *	ENOTTY	unknown command
@@ -76,7 +78,8 @@
  *	completed or trashed early, out of turn, still count until the tail
  *	passes them. A ring domain's window is its number of slots.
  * @max_batch: out: most tickets one command takes, completes or trashes
- * @max_held: out: most tickets one handle may hold at a time
+ * @max_held: out: most tickets one handle may hold at a time in a domain
+ *	without a ring (in a ring domain the window bounds them)
  * @reserved: in: zero; out: zero
  *
  * Userspace calls it first, to learn the limits and the status page
@@ -104,8 +107,9 @@ struct ordsched_api {
  * @first: out: the first ticket; the handle holds @first to
  *	@first + @count - 1
  *
- * EAGAIN: the handle would hold more than max_held tickets, or the last
- * ticket would lie window or more after the tail (see ordsched_api.window);
+ * EAGAIN: the handle would hold more than max_held tickets (in a domain
+ * without a ring), or the last ticket would lie window or more after the
+ * tail (see ordsched_api.window);
  * it clears as the tail moves.
  */
 struct ordsched_take {
@@ -131,7 +135,8 @@ struct ordsched_take {
  * domain, when the wait begins (also for the sleeps of
  * ORDSCHED_IOC_COMPLETE_WAIT and ORDSCHED_IOC_RING_WAIT): never once it
  * slept, unless a signal's restart begins it again; a wait that finds
- * its turn at once never answers it.
+ * its turn at once never answers it, nor does one whose deadline has
+ * passed (ETIMEDOUT).
  */
 struct ordsched_wait {
 	__u64 ticket;

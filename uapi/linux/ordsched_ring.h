@@ -203,8 +203,10 @@ struct ordsched_ring_hdr {
  * Gives the handle an id in the domain's ring. The mapping belongs to the
  * domain, not to the handle: it does not keep the handle alive, and when
  * the handle is released its slots are trashed although the page stays
- * mapped. EBUSY: the domain has no ring and can no longer get one (see
- * the trust model). ENOSPC: the domain has no free id left.
+ * mapped. EBADF: the descriptor is not open for writing (open the device
+ * O_RDWR). EBUSY: the domain has no ring and can no longer get one (see
+ * the trust model). ENOSPC: the domain has no free id left. On any error
+ * the domain is left as it was.
  */
 struct ordsched_ring_setup {
 	__u32 flags;
