@@ -20,11 +20,13 @@
  *			false if not (already queued, no room, stopped or
  *			invalid, as each part says), like queue_work().
  *			Streams, delays and keyed executors tell an item
- *			already queued (in flight) on any kernel; a
- *			pipeline job must not be in flight, which only a
- *			kernel with debug objects catches (false, and
- *			reported); a sequencer ticket is handed in once
- *			(false; the first misuse warns)
+ *			already queued (in flight) on any kernel (a stream
+ *			not while another stream handles the item at the
+ *			same time: see ordsched_stream_queue()); a pipeline
+ *			job must not be in flight, which only a kernel with
+ *			debug objects catches (false, and reported); a
+ *			sequencer ticket is handed in once (false; the
+ *			first misuse warns)
  *	X_cancel()	take back an item that has not started; returns
  *			true if it will not run, false if it has run, is
  *			running or will run: never both, never neither (and
@@ -45,8 +47,12 @@
  *			the callbacks hand over meanwhile; work that waits
  *			for the clock or the producer is handed back
  *			(pending delays to @cancelled, the spreader's jobs
- *			to @release). Never fails; one that cannot finish
- *			names the instance in the kernel log every 10 s.
+ *			to @release). Never fails: it waits as long as it
+ *			takes. The sequencer, pipeline, streams and keyed
+ *			executor log every 10 s while they wait, naming the
+ *			instance (a pipeline's sequencer bears its name, a
+ *			stream is named by its set); delays and the
+ *			spreader wait without logging.
  *
  * Each part's header opens with its contexts and its memory ordering; in
  * all of them, the stores made before handing an item over are visible to

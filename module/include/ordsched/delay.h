@@ -194,8 +194,9 @@ enum ordsched_delay_cancel_mode {
  *	other timers and to gather nearby deadlines into one batch (0:
  *	exact; more than U32_MAX ns, about 4.3 s, counts as U32_MAX)
  * @cancelled: called, in process context, for each task that
- *	ordsched_delay_stop() or ordsched_delay_destroy() cancels; the task
- *	is the caller's again (may be NULL)
+ *	ordsched_delay_stop() or ordsched_delay_destroy() cancels (from the
+ *	stop, or from the target's worker: see ordsched_delay_stop()); the
+ *	task is the caller's again (may be NULL)
  */
 struct ordsched_delay_params {
 	const char *name;
@@ -280,7 +281,8 @@ ordsched_delay_create(const struct ordsched_delay_params *params);
  * ordsched_delay_stop(): pending tasks are reported to the @cancelled
  * callback, tasks handed over are waited for), then frees it. A module
  * may call this from its exit function with tasks pending: nothing is
- * left behind.
+ * left behind. Like the stop, it waits as long as that takes, without
+ * logging.
  *
  * Context: process context, may sleep.
  */
@@ -437,15 +439,19 @@ int ordsched_delay_flush(struct ordsched_delay *d);
  * @d: the scheduler
  * @mode: %ORDSCHED_DELAY_RUN_PENDING hands every pending task over now,
  *	deadlines ignored; %ORDSCHED_DELAY_CANCEL_PENDING cancels them, each
- *	reported to the scheduler's @cancelled callback, called from here
+ *	reported to the scheduler's @cancelled callback: from here for a task
+ *	waiting for its deadline; from its target's worker for a task that a
+ *	modify moved while its target was starting it (it does not run)
  *
  * From the start of the call, queueings and modifies fail (return false,
- * change nothing; also those of running tasks). Returns once every task queued before has
- * run or been cancelled: tasks already handed to their target run either
- * way. The scheduler is then idle, its timer and work stopped; only
- * ordsched_delay_destroy(), ordsched_delay_get_stats() and further stops
- * remain useful. A task's function must not call this on its own
- * scheduler.
+ * change nothing; also those of running tasks). Tasks already handed to
+ * their target run in either mode, except the moved ones in CANCEL mode.
+ * Returns once every task queued before has run or been cancelled, and
+ * every @cancelled call, a worker's included, has returned; it waits as
+ * long as that takes, without logging. The scheduler is then idle, its
+ * timer and work stopped; only ordsched_delay_destroy(),
+ * ordsched_delay_get_stats() and further stops remain useful. A task's
+ * function must not call this on its own scheduler.
  *
  * Context: process context, may sleep.
  */

@@ -23,10 +23,10 @@
  * wait on it, and the token at the head of the key is the key's entry in
  * the executor's hash table. When the last token leaves, the key is gone.
  *
- * Contexts: queue and cancel in process or softirq context, not hard
- * interrupt; flush, create and destroy in process context. Tasks run in
- * process context in a worker of the executor's workqueue and may sleep
- * (holding back the later tasks of their keys).
+ * Contexts: queue and cancel in process or softirq context with
+ * interrupts enabled; flush, create and destroy in process context. Tasks
+ * run in process context in a worker of the executor's workqueue and may
+ * sleep (holding back the later tasks of their keys).
  * Ordering: stores before ordsched_keyed_queue() are visible to the task;
  * a task sees everything the earlier tasks of its keys stored.
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits,
@@ -190,7 +190,8 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
  * before the call are visible to the task. Nothing is allocated; the call
  * never waits.
  *
- * Context: process or softirq context, not hard interrupt.
+ * Context: process or softirq context, not hard interrupt and not with
+ * interrupts disabled.
  * A task is in flight from its queueing until its keys are handed on
  * (before its @done is called) or it is cancelled; queueing it again
  * meanwhile is refused and leaves it as it is, on every kernel.
@@ -218,7 +219,8 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
  * finished (its keys handed on, as before @done is called), or queued on
  * another executor. Does not wait for a running task.
  *
- * Context: process or softirq context, not hard interrupt.
+ * Context: process or softirq context, not hard interrupt and not with
+ * interrupts disabled.
  * Return: true if the task was cancelled.
  */
 bool ordsched_keyed_cancel(struct ordsched_keyed *kx,

@@ -12,15 +12,16 @@
  *
  * A job's ticket is taken when it is queued; its parallel step runs on a
  * workqueue, and its serial step runs in queueing order through the
- * sequencer, on whichever worker completes the tail: there is no workqueue
- * hop on the in-order path. Every queued job reaches its serial step
- * exactly once, with the error its parallel step returned, unless it was
- * cancelled before its parallel step started.
+ * sequencer, in whichever thread completes the tail (a worker, or a
+ * cancel): there is no workqueue hop on the in-order path. Every queued
+ * job reaches its serial step exactly once, with the error its parallel
+ * step returned, unless it was cancelled before its parallel step started.
  *
  * Contexts: queue in any context but hard interrupt; cancel in process or
- * softirq context; queue_wait, flush, create and destroy in process
- * context. Parallel steps run in process context on the workqueue and may
- * sleep; serial steps run with bottom halves disabled and must not.
+ * softirq context with interrupts enabled; queue_wait, flush, create and
+ * destroy in process context. Parallel steps run in process context on the
+ * workqueue and may sleep; serial steps run with bottom halves disabled
+ * and must not.
  * Ordering: stores before ordsched_pipeline_queue() are visible to both
  * steps of the job; a serial step sees everything earlier serial steps
  * stored.
@@ -156,9 +157,12 @@ int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
  * flight on @pl returns false and is left alone: one never queued (and
  * zeroed, see &struct ordsched_job), cancelled already, past its serial
  * step, or last queued on another pipeline. Does not wait for a running
- * step.
+ * step. If it cancels the job and the job's place is the tail, the caller
+ * goes on to run the serial steps parked behind it, as
+ * ordsched_seq_cancel() does.
  *
- * Context: process or softirq context, not hard interrupt.
+ * Context: process or softirq context, not hard interrupt and not with
+ * interrupts disabled.
  * Return: true if the job was cancelled.
  */
 bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,

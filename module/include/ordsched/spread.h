@@ -147,7 +147,8 @@ ordsched_spread_create(const struct ordsched_spread_params *params);
  * groups still in the lanes are handed back through @release, called from
  * here, with the jobs not dispatched still on their lists. To dispatch
  * everything first, call ordsched_spread_flush(). The caller must have
- * stopped kicking.
+ * stopped kicking. The step under way is waited for as long as it takes,
+ * without logging.
  *
  * Context: process context, may sleep; not from a callback of @sp.
  */

@@ -203,13 +203,22 @@ void ordsched_stream_item_init(struct ordsched_stream_item *item,
 /**
  * ordsched_stream_queue() - queue an item at the end of a stream
  * @stream: the stream
- * @item: the item, initialized and not queued
+ * @item: the item, initialized
  *
  * The item runs after every item queued on @stream before it, and before
  * every item queued after it, in a worker of the stream's workqueue (see
- * &typedef ordsched_stream_fn). As with queue_work(), an item that is
- * still queued (on this stream or another) is left where it is. Stores
- * before the call are visible to the item's function.
+ * &typedef ordsched_stream_fn). Stores before the call are visible to the
+ * item's function.
+ *
+ * Whether @item is queued is tested under @stream's lock alone. On @stream
+ * that is exact: queueings, cancels and starts of the item there may race,
+ * and an item still queued there is left where it is, as with
+ * queue_work(). An item that stays queued on another stream throughout the
+ * call is refused too; but nothing orders this call against a queueing,
+ * cancel or start of the item on another stream at the same time, which
+ * may corrupt the streams' lists. Excluding that is the caller's: an item
+ * belongs to one stream at a time, say, and moves to another only once it
+ * has started or been cancelled.
  *
  * Context: any context, hard interrupt included.
  * Return: true, or false if @item was already queued.
