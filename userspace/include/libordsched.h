@@ -34,14 +34,15 @@
  * kernel still trashes the tickets of a dead handle. Set the environment
  * variable ORDSCHED_NO_RING (to anything but "" or "0"), or open with
  * ORDSCHED_OPEN_NO_RING, to use one system call per operation as before;
- * ordsched_uses_ring() tells which path a handle takes. What the ring
- * changes: ordsched_take_batch() takes one ticket at a time; the kernel no
- * longer enforces api->max_held, only the ring's window; once the program
- * can poll(2) a handle (see ordsched_fd()), handing the turn to one of its
- * tickets costs the completer a system call;
- * handles of one ring domain trust each other not to write garbage into
- * the page (see uapi/linux/ordsched_ring.h): participants that do not
- * trust each other share a domain opened with ORDSCHED_OPEN_NO_RING.
+ * ordsched_uses_ring() tells which path a handle takes. What a ring
+ * domain changes, for its handles on either path:
+ * ordsched_take_batch() takes one ticket at a time; api->max_held bounds
+ * no handle, only the ring's window (its number of slots) does; once the
+ * program can poll(2) a handle (see ordsched_fd()), handing the turn to
+ * one of its tickets costs the completer a system call; handles of one
+ * ring domain trust each other not to write garbage into the page (see
+ * uapi/linux/ordsched_ring.h): participants that do not trust each other
+ * share a domain opened with ORDSCHED_OPEN_NO_RING.
  *
  * Every function returning int returns 0 (or a non-negative value) on
  * success and a negative errno on failure; none sets errno. Deadlines are
@@ -108,7 +109,10 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags);
  *
  * The handle is pollable from the start: see ordsched_fd().
  *
- * Return: 0; -ENOTTY when @fd is not an ordsched handle; as ordsched_open().
+ * Return: 0; -ENOTTY when @fd is not an ordsched handle; -ENOSPC when the
+ * handle would take the ring but its ring domain has no ring id left for
+ * it (65,535 handles at once: the ioctl path needs one there too); as
+ * ordsched_open().
  */
 int ordsched_from_fd(int fd, struct ordsched **os);
 
@@ -123,7 +127,10 @@ int ordsched_from_fd(int fd, struct ordsched **os);
  * handle, before any other handle or ticket): adopting a fresh descriptor
  * of /dev/ordsched makes its domain a ring domain. With it, the handle
  * takes the ioctl path, which works in any domain (in a ring domain the
- * kernel runs the ring's protocol for it).
+ * kernel runs the ring's protocol for it, with a ring id it gives the
+ * handle at its first command: -ENOSPC from each command while the domain
+ * has none left). In a ring domain, that path too takes one ticket at a
+ * time and knows no max_held: see ordsched_take_batch().
  *
  * Return: as ordsched_from_fd(); -EINVAL for an unknown flag (@fd is
  * closed).
@@ -144,14 +151,14 @@ int ordsched_uses_ring(const struct ordsched *os);
  * @os: a handle
  * @out: where to store the new handle; its descriptor is close-on-exec
  *
- * The new handle holds no ticket; it takes the ring when @os does, unless
- * the domain has no ring id left for it (65,535 handles at once): then it
- * takes the ioctl path, which works in a ring domain too. Give it to
- * another process (fork, or ordsched_fd() over a UNIX socket) so that its
- * tickets are trashed when that process dies, and not when the whole
- * domain goes.
+ * The new handle holds no ticket; it takes the ring when @os does. Give
+ * it to another process (fork, or ordsched_fd() over a UNIX socket) so
+ * that its tickets are trashed when that process dies, and not when the
+ * whole domain goes.
  *
- * Return: 0; -EMFILE, -ENFILE; -ENOMEM; or as ordsched_open() for the
+ * Return: 0; -EMFILE, -ENFILE; -ENOMEM; -ENOSPC when it would take the
+ * ring but the domain has no ring id left for it (65,535 handles at once:
+ * the ioctl path needs one there too); or as ordsched_open() for the
  * handshake and the status page's mmap(2).
  */
 int ordsched_new_handle(struct ordsched *os, struct ordsched **out);
@@ -160,9 +167,9 @@ int ordsched_new_handle(struct ordsched *os, struct ordsched **out);
  * ordsched_close() - release a handle
  * @os: the handle, or NULL
  *
- * Unmaps the status page (and the ring) and closes the descriptor; tickets the handle
- * still holds are trashed by the kernel once no other descriptor of it
- * is open. No other thread may use @os any more.
+ * Unmaps the status page (and the ring) and closes the descriptor;
+ * tickets the handle still holds are trashed by the kernel once no other
+ * descriptor of it is open. No other thread may use @os any more.
  */
 void ordsched_close(struct ordsched *os);
 
@@ -186,8 +193,16 @@ void ordsched_close(struct ordsched *os);
 int ordsched_fd(const struct ordsched *os);
 
 /**
- * ordsched_api() - what the kernel reported in the handshake
+ * ordsched_api() - the limits, features and layout of the handshake
  * @os: the handle
+ *
+ * On a handle that uses the ring, window is not the handshake's but the
+ * ring's number of slots (the answer of ORDSCHED_IOC_RING_SETUP): a ring
+ * domain's window. A handle on the ioctl path reports the handshake's,
+ * also in a ring domain; the domain's own is ordsched_status.window in
+ * its status page (uapi/linux/ordsched.h). In a ring domain, max_held
+ * bounds no handle, and max_batch only ordsched_complete_batch() and
+ * ordsched_trash_batch(): see ordsched_take_batch().
  *
  * Return: the limits (window, max_batch, max_held), the features and the
  * status page layout; valid as long as @os.
@@ -223,8 +238,8 @@ void ordsched_set_spin(struct ordsched *os, unsigned int spins);
  * @ticket: where to store it
  *
  * Return: 0; -EAGAIN when the handle holds api->max_held tickets or the
- * domain's window is full (wait for earlier tickets to retire). On the
- * ring: -EAGAIN only when the ring's window (its slots) is full, which
+ * domain's window is full (wait for earlier tickets to retire). In a ring
+ * domain: -EAGAIN only when the ring's window (its slots) is full, which
  * can last until a retirer moves the tail; -EIO when the page was
  * scribbled on.
  */
@@ -237,9 +252,15 @@ int ordsched_take(struct ordsched *os, uint64_t *ticket);
  * @first: where to store the first; the handle holds @first to
  *	@first + @count - 1
  *
- * Return: 0; -EINVAL for a bad @count, and on the ring for any @count
- * but 1 (the ring hands out one ticket at a time: open the domain with
- * ORDSCHED_OPEN_NO_RING to take batches); -EAGAIN as ordsched_take().
+ * In a ring domain the ring hands out one ticket at a time, on either
+ * path: a handle on the ioctl path (ORDSCHED_OPEN_NO_RING given to
+ * ordsched_from_fd_flags(), or the environment variable
+ * ORDSCHED_NO_RING set) gets -EINVAL from the kernel for a @count but 1,
+ * as a handle on the ring gets it from the library. Open the domain with
+ * ORDSCHED_OPEN_NO_RING to take batches.
+ *
+ * Return: 0; -EINVAL for a bad @count, and in a ring domain for any
+ * @count but 1; -EAGAIN as ordsched_take().
  */
 int ordsched_take_batch(struct ordsched *os, unsigned int count,
 			uint64_t *first);
@@ -251,9 +272,12 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  * @deadline_ns: absolute CLOCK_MONOTONIC deadline, or ORDSCHED_NO_DEADLINE
  *
  * Spins briefly on the mapped tail (no system call when the turn comes
- * quickly), then sleeps in the kernel until the turn comes, only woken
- * for it. On the ring the spin answers for any handle's ticket, from the
- * ring's slot words (the same answers as the kernel's).
+ * quickly), then sleeps in the kernel until the turn comes. The kernel
+ * wakes the waiters of a ticket at its turn and, to have them on a CPU
+ * in time, also those of the next ticket, ahead of theirs: these wait
+ * on in the kernel, and a wait never returns before its turn. On the
+ * ring the spin answers for any handle's ticket, from the ring's slot
+ * words (the same answers as the kernel's).
  *
  * Return: 0 when it is @ticket's turn; -ETIMEDOUT; -EINTR when a signal
  * handler without SA_RESTART ran; -EPERM when another handle holds
@@ -336,9 +360,9 @@ int ordsched_trash_batch(struct ordsched *os, uint64_t first,
  * @deadline_ns: as for ordsched_wait()
  *
  * One system call for the two steps of an ordered loop (none on the
- * ring unless the wait sleeps or the completion wakes a sleeper). When it fails,
- * *@ticket tells whether the completion was done, so that calling again
- * after -EINTR or -ETIMEDOUT only waits.
+ * ring unless the wait sleeps or the completion wakes a sleeper). When it
+ * fails, *@ticket tells whether the completion was done, so that calling
+ * again after -EINTR or -ETIMEDOUT only waits.
  *
  * Return: as ordsched_complete() for the completion (nothing done), then
  * as ordsched_wait() for the wait.

@@ -59,35 +59,41 @@ static unsigned int os_cpus(void)
 }
 
 /*
- * Give the handle an id in the domain's ring and map the ring page. Any
- * failure leaves the handle on the ioctl path, which works in every
+ * Give the handle an id in the domain's ring and map the ring page. Most
+ * failures leave the handle on the ioctl path, which works in every
  * domain: EBUSY (a domain that never had a ring and can no longer get
- * one), ENOSPC, a page whose layout makes no sense.
+ * one), a page whose layout makes no sense (the handle has its id, which
+ * the kernel's commands use). Not ENOSPC: the domain is a ring domain
+ * with no free id left, and there every command of the ioctl path needs
+ * an id too and would answer ENOSPC, so the handle is refused.
  */
-static void os_ring_setup(struct ordsched *os)
+static int os_ring_setup(struct ordsched *os)
 {
 	struct ordsched_ring_setup rs = { 0 };
 	char *page;
 	void *map;
+	int ret;
 
-	if (!(os->api.features & ORDSCHED_FEAT_RING) ||
-	    os_ioctl(os, ORDSCHED_IOC_RING_SETUP, &rs))
-		return;
+	if (!(os->api.features & ORDSCHED_FEAT_RING))
+		return 0;
+	ret = os_ioctl(os, ORDSCHED_IOC_RING_SETUP, &rs);
+	if (ret)
+		return ret == -ENOSPC ? ret : 0;
 	if (!rs.id || !rs.slots || (rs.slots & (rs.slots - 1)) ||
 	    rs.head_offset % 8 || rs.tail_offset % 8 || rs.slots_offset % 8 ||
 	    rs.head_offset + 8 > rs.size || rs.tail_offset + 8 > rs.size ||
 	    rs.slots_offset > rs.size ||
 	    (rs.size - rs.slots_offset) / 8 < rs.slots)
-		return;
+		return 0;
 	os->ring_waiters = calloc(rs.slots, sizeof(*os->ring_waiters));
 	if (!os->ring_waiters)
-		return;
+		return 0;
 	map = mmap(NULL, rs.size, PROT_READ | PROT_WRITE, MAP_SHARED, os->fd,
 		   rs.mmap_offset);
 	if (map == MAP_FAILED) {
 		free(os->ring_waiters);
 		os->ring_waiters = NULL;
-		return;
+		return 0;
 	}
 	page = map;
 	os->ring_size = rs.size;
@@ -99,7 +105,44 @@ static void os_ring_setup(struct ordsched *os)
 	/* The status page's words are the ring's: read them here. */
 	os->tail = (const uint64_t *)os->view.tail;
 	os->head = (const uint64_t *)os->view.head;
+	/*
+	 * A ring domain's window is its number of slots, not the handshake's
+	 * (which sized os->owned, used only on the ioctl path): ordsched_api()
+	 * tells the caller the window its takes meet.
+	 */
+	os->api.window = rs.slots;
 	os->ring_map = map;
+	return 0;
+}
+
+/*
+ * The program may poll(2) the handle from now on: on the ring, flag the
+ * handle's tickets (os->pollable is the library's own state, not part of
+ * what the const of ordsched_fd() promises the caller). The seq_cst store
+ * before the scan pairs with a take's claim before its load of
+ * os->pollable (see os_ring_flag()). Tickets of another process sharing
+ * the handle may get flagged too: that costs them a wake-up call, no
+ * more.
+ */
+static void os_set_pollable(struct ordsched *os)
+{
+	__u64 t, tail, n, i;
+
+	if (!os_ring(os) || __atomic_load_n(&os->pollable, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&os->pollable, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * From the tail to the head included: a taker that claimed the slot
+	 * at the head and has not moved it yet may have read pollable 0.
+	 */
+	tail = os_ring_load(os->view.tail);
+	n = os_ring_load(os->view.head) - tail;
+	for (i = 0; n <= os->view.mask + 1 && i <= n; i++) {
+		t = tail + i;
+		if (os_ring_load(ordsched_ring_slot(&os->view, t)) ==
+		    ordsched_ring_word(t, os->ring_id, ORDSCHED_RING_OWNED))
+			os_ring_flag(os, t);
+	}
 }
 
 static int os_from_fd_errno(int fd, unsigned int flags, int pollable,
@@ -122,24 +165,35 @@ static int os_from_fd_errno(int fd, unsigned int flags, int pollable,
 	os->spin = ORDSCHED_DEFAULT_SPIN;
 	os->ncpus = os_cpus();
 	ret = os_setup(os);
-	if (!ret) {
-		os->owned = calloc((os->api.window + 63) / 64,
-				   sizeof(*os->owned));
-		if (!os->owned) {
-			munmap((void *)os->status, os->api.status_size);
-			ret = -ENOMEM;
-		}
+	if (ret)
+		goto out_free;
+	os->owned = calloc((os->api.window + 63) / 64, sizeof(*os->owned));
+	if (!os->owned) {
+		ret = -ENOMEM;
+		goto out_unmap;
 	}
-	if (!ret && os_want_ring(flags))
-		os_ring_setup(os);
-	os->pollable = pollable;
-	if (ret) {
-		close(fd);
-		free(os);
-		return ret;
+	if (os_want_ring(flags)) {
+		ret = os_ring_setup(os);
+		if (ret)
+			goto out_owned;
 	}
+	/*
+	 * A descriptor passed on may come with tickets its handle already
+	 * holds: flag them too, as ordsched_fd() does.
+	 */
+	if (pollable)
+		os_set_pollable(os);
 	*out = os;
 	return 0;
+
+out_owned:
+	free(os->owned);
+out_unmap:
+	munmap((void *)os->status, os->api.status_size);
+out_free:
+	close(fd);
+	free(os);
+	return ret;
 }
 
 /*
@@ -232,35 +286,10 @@ void ordsched_close(struct ordsched *os)
 	errno = saved;
 }
 
-/*
- * Whoever asks for the descriptor may poll it: on the ring, flag the
- * handle's tickets from now on (os->pollable is the library's own state,
- * not part of what the const promises the caller). The seq_cst store
- * before the scan pairs with a take's claim before its load of
- * os->pollable (see os_ring_flag()). Tickets of another process sharing
- * the handle may get flagged too: that costs them a wake-up call, no
- * more.
- */
+/* Whoever asks for the descriptor may poll it: see os_set_pollable(). */
 int ordsched_fd(const struct ordsched *os)
 {
-	struct ordsched *w = (struct ordsched *)os;
-	__u64 t, tail, n, i;
-
-	if (!os_ring(w) || __atomic_load_n(&w->pollable, __ATOMIC_RELAXED))
-		return os->fd;
-	__atomic_store_n(&w->pollable, 1, __ATOMIC_SEQ_CST);
-	/*
-	 * From the tail to the head included: a taker that claimed the slot
-	 * at the head and has not moved it yet may have read pollable 0.
-	 */
-	tail = os_ring_load(w->view.tail);
-	n = os_ring_load(w->view.head) - tail;
-	for (i = 0; n <= w->view.mask + 1 && i <= n; i++) {
-		t = tail + i;
-		if (os_ring_load(ordsched_ring_slot(&w->view, t)) ==
-		    ordsched_ring_word(t, w->ring_id, ORDSCHED_RING_OWNED))
-			os_ring_flag(w, t);
-	}
+	os_set_pollable((struct ordsched *)os);
 	return os->fd;
 }
 

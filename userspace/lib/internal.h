@@ -80,8 +80,10 @@ struct ordsched {
 	/*
 	 * On the ioctl path, the tickets this process took on this handle
 	 * and has not retired, one bit per ticket, ticket t at bit
-	 * t % api.window: the spin path of a wait returns 0 only for these
-	 * (on the ring, the slot words say whose a ticket is). For any other ticket (another
+	 * t % api.window (the handshake's window there; a ring handle's
+	 * api.window is its slots, but it never uses these bits): the spin
+	 * path of a wait returns 0 only for these (on the ring, the slot
+	 * words say whose a ticket is). For any other ticket (another
 	 * handle's, never issued, already retired, or taken by another
 	 * process sharing the handle) the kernel answers, so both paths give
 	 * the same result.
@@ -100,10 +102,11 @@ struct ordsched {
 	/* Threads of this process waiting per slot: see ring_wait(). */
 	unsigned int *ring_waiters;
 	/*
-	 * Set once the program may poll(2) the descriptor (it asked for it
-	 * with ordsched_fd(), or gave it with ordsched_from_fd()): from then
-	 * on, every ticket of the handle stays flagged SLEEPING, so that the
-	 * thread that moves the tail onto it has the kernel wake the pollers.
+	 * On the ring, set once the program may poll(2) the descriptor (it
+	 * asked for it with ordsched_fd(), or gave it with
+	 * ordsched_from_fd()): from then on, every ticket of the handle stays
+	 * flagged SLEEPING, so that the thread that moves the tail onto it
+	 * has the kernel wake the pollers. See os_set_pollable().
 	 */
 	int pollable;
 	/* The CPUs this process may use: spinning needs a second one. */

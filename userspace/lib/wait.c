@@ -3,8 +3,10 @@
  * libordsched: waiting for a turn. First a short spin on the tail in the
  * mapped status page, which costs no system call when the holder of the
  * previous ticket is running and about to complete; then a sleep in the
- * kernel, which wakes only the waiter whose turn came. A futex cannot do
- * the second part: the kernel refuses shared futexes on a driver's page.
+ * kernel, which wakes the waiters whose turn came and, ahead of their
+ * turn, those of the next ticket (they wait on in the kernel, never
+ * returning early). A futex cannot do the second part: the kernel refuses
+ * shared futexes on a driver's page.
  *
  * With the shared ring, the spin also costs no system call when the turn
  * comes during it, whatever the handle; the sleep flags the slot SLEEPING
@@ -69,7 +71,10 @@ void os_ring_wake(void *ctx, __u64 t)
 	os_ioctl(ctx, ORDSCHED_IOC_RING_WAKE, &wk);
 }
 
-/* ORDSCHED_RING_SLEEP, @ctx a struct os_ring_ctx: the slot is flagged SLEEPING. */
+/*
+ * ORDSCHED_RING_SLEEP, @ctx a struct os_ring_ctx: the slot is flagged
+ * SLEEPING.
+ */
 int os_ring_sleep(void *ctx, __u64 t)
 {
 	struct os_ring_ctx *c = ctx;
