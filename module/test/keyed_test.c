@@ -450,6 +450,159 @@ out:
 	vfree(r);
 }
 
+/* ---- cancels racing with the end of flights ----------------------------- */
+
+/*
+ * Tasks that, from @done, free their tokens and queue themselves again
+ * with new ones on other keys, while threads cancel them at random (and
+ * queue a cancelled one again themselves). A cancel that read a finished
+ * task's tokens would read freed memory (KASAN), lock one set of buckets
+ * and unlock another (lockdep), or withdraw tokens of the next flight
+ * (the counts below): whoever ends a flight, by running it or cancelling
+ * it, starts the next, so every queueing must succeed and each flight
+ * end exactly once.
+ */
+#define CR_TASKS	32
+#define CR_KEYS		6
+#define CR_THREADS	4
+
+struct cr;
+
+struct cr_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed_token *tokens;
+	struct cr *c;
+	atomic_t left;
+	atomic_t queued, ran, cancelled;
+	u32 rnd;
+};
+
+struct cr {
+	struct ordsched_keyed *kx;
+	struct cr_task tasks[CR_TASKS];
+	atomic_t finished, errors;
+};
+
+static void cr_fn(struct ordsched_keyed_task *task)
+{
+	atomic_inc(&container_of(task, struct cr_task, task)->ran);
+}
+
+static void cr_done(struct ordsched_keyed_task *task);
+
+/* The flight of @ct ended: start the next one, with new tokens. */
+static void cr_next(struct cr_task *ct)
+{
+	struct ordsched_keyed_token *tok;
+	unsigned int n, i, j;
+	u64 keys[3];
+
+	if (atomic_dec_return(&ct->left) < 0) {
+		atomic_inc(&ct->c->finished);
+		return;
+	}
+	tok = kcalloc(3, sizeof(*tok), GFP_KERNEL);
+	if (!tok) {
+		atomic_inc(&ct->c->errors);
+		atomic_inc(&ct->c->finished);
+		return;
+	}
+	n = 1 + kt_rand(&ct->rnd) % 3;
+	for (i = 0; i < n; i++) {
+		do {
+			keys[i] = kt_rand(&ct->rnd) % CR_KEYS;
+			for (j = 0; j < i && keys[j] != keys[i]; j++)
+				;
+		} while (j < i);
+	}
+	/* The task is ours: its old tokens go, as a driver's may. */
+	ordsched_keyed_task_init(&ct->task, cr_fn, cr_done, tok, 3);
+	kfree(ct->tokens);
+	ct->tokens = tok;
+	if (ordsched_keyed_queue(ct->c->kx, &ct->task, keys, n)) {
+		atomic_inc(&ct->queued);
+	} else {
+		atomic_inc(&ct->c->errors);
+		atomic_inc(&ct->c->finished);
+	}
+}
+
+static void cr_done(struct ordsched_keyed_task *task)
+{
+	cr_next(container_of(task, struct cr_task, task));
+}
+
+static int cr_thread(void *data, unsigned int idx)
+{
+	struct cr *c = data;
+	u32 rnd = 0x85ebca6b * (idx + 1);
+	unsigned long end = jiffies + 60 * HZ;
+	unsigned int n = 0;
+	struct cr_task *ct;
+
+	while (atomic_read(&c->finished) < CR_TASKS &&
+	       time_before(jiffies, end)) {
+		ct = &c->tasks[kt_rand(&rnd) % CR_TASKS];
+		if (ordsched_keyed_cancel(c->kx, &ct->task)) {
+			atomic_inc(&ct->cancelled);
+			cr_next(ct);
+		}
+		if (!(++n % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void cancel_race(struct ktest *t)
+{
+	struct ordsched_keyed_params p = { .name = "cancel_race", .hash_order = 2 };
+	unsigned int i, flights = kt_stress(400), bad = 0;
+	u64 queued = 0, ended = 0, cancelled = 0;
+	struct ordsched_keyed_stats st;
+	struct cr *c;
+
+	c = vzalloc(sizeof(*c));
+	if (!KT_EXPECT(t, c))
+		return;
+	c->kx = ordsched_keyed_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(c->kx)))
+		goto out;
+	for (i = 0; i < CR_TASKS; i++) {
+		struct cr_task *ct = &c->tasks[i];
+
+		ct->c = c;
+		ct->rnd = 0x27d4eb2f * (i + 1);
+		atomic_set(&ct->left, flights);
+		cr_next(ct);
+	}
+	KT_EXPECT_EQ(t, kt_run_threads(CR_THREADS, cr_thread, c), 0);
+	KT_EXPECT_EQ(t, atomic_read(&c->finished), CR_TASKS);
+	ordsched_keyed_flush(c->kx);
+	for (i = 0; i < CR_TASKS; i++) {
+		struct cr_task *ct = &c->tasks[i];
+
+		queued += atomic_read(&ct->queued);
+		cancelled += atomic_read(&ct->cancelled);
+		ended += atomic_read(&ct->ran) + atomic_read(&ct->cancelled);
+		bad += atomic_read(&ct->queued) !=
+		       atomic_read(&ct->ran) + atomic_read(&ct->cancelled);
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	KT_EXPECT_EQ(t, atomic_read(&c->errors), 0);
+	KT_EXPECT_EQ(t, queued, (u64)CR_TASKS * flights);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(c->kx), 0);
+	ordsched_keyed_get_stats(c->kx, &st);
+	KT_EXPECT_EQ(t, st.queued, queued);
+	KT_EXPECT_EQ(t, st.ran + st.cancelled, ended);
+	ktest_diag(t, "%llu flights, %llu of them cancelled", queued, cancelled);
+out:
+	if (!IS_ERR_OR_NULL(c->kx))
+		ordsched_keyed_destroy(c->kx);
+	for (i = 0; i < CR_TASKS; i++)
+		kfree(c->tasks[i].tokens);
+	vfree(c);
+}
+
 /* ---- a hot key, reclaim, bad input -------------------------------------- */
 
 #define HOT_TASKS	1000
@@ -605,6 +758,7 @@ static const struct ktest_case keyed_cases[] = {
 	KT_CASE(hot_key),
 	KT_CASE(keys_reclaimed),
 	KT_CASE(random_keys),
+	KT_CASE(cancel_race),
 	KT_END
 };
 
