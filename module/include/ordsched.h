@@ -24,8 +24,9 @@
  *			not while another stream handles the item at the
  *			same time: see ordsched_stream_queue()); a pipeline
  *			job must not be in flight, which only a kernel with
- *			debug objects catches (false, and reported); a
- *			sequencer ticket is handed in once (false; the
+ *			debug objects catches (false, and reported; after
+ *			its parallel step, at the next hand-in: see
+ *			ordsched_pipeline_queue()); a sequencer ticket is handed in once (false; the
  *			first misuse warns)
  *	X_cancel()	take back an item that has not started; returns
  *			true if it will not run, false if it has run, is

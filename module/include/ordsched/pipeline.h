@@ -121,8 +121,12 @@ void ordsched_pipeline_destroy(struct ordsched_pipeline *pl);
  * Context: any context but hard interrupt.
  * Return: true, or false if the pipeline already has as many jobs in
  * flight as its window holds (the job is not queued), or, on a kernel
- * with debug objects, if the job is still in flight (reported: a bug in
- * the caller).
+ * with debug objects, if the job's parallel step has not returned yet
+ * (reported: a bug in the caller). A job queued again once its parallel
+ * step has returned but before its serial step ran is a bug too, caught
+ * later on such a kernel: this returns true, and its second parallel
+ * step's hand-in to the sequencer is reported and cancelled (that
+ * queueing gets no serial step).
  */
 bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
 			     struct ordsched_job *job);
