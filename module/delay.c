@@ -1370,22 +1370,23 @@ delay_note_peak(struct ordsched_delay *d, long pending)
 }
 
 /*
- * Put a task in the tree or a far wheel for @deadline and @slack: a
- * queueing or a move, under the lock *@base, which the task may change
- * hands to (see delay_switch()): a task the scheduler's lock guards goes
- * to this CPU's wheel if far, a wheel's task to the tree if near. Returns
- * the stop the caller must arm for with delay_unlock(), or U64_MAX.
+ * Put a task in the tree or a far wheel for @deadline and @slack, in the
+ * place @seq gives it among the tasks of the same deadline: a queueing or
+ * a move, under the lock *@base, which the task may change hands to (see
+ * delay_switch()): a task the scheduler's lock guards goes to this CPU's
+ * wheel if far, a wheel's task to the tree if near. Returns the stop the
+ * caller must arm for with delay_unlock(), or U64_MAX.
  */
 static __always_inline u64
-delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
-	     ktime_t deadline, u32 slack, u16 *base)
+__delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
+	       u64 seq, ktime_t deadline, u32 slack, u16 *base)
 {
 	u64 unit = delay_unit(deadline), near = 0, pos;
 	u16 to = *base;
 	struct delay_base *b;
 	ktime_t now;
 
-	task->seq = atomic64_inc_return(&d->seq);
+	task->seq = seq;
 	task->deadline = deadline;
 	task->slack = slack;
 	delay_note_peak(d, atomic_long_inc_return(&d->pending));
@@ -1428,6 +1429,15 @@ delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
 	delay_raw_unlock(&d->lock);
 	*base = to;
 	return U64_MAX;
+}
+
+/* __delay_insert() behind the tasks queued or moved so far. */
+static __always_inline u64
+delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
+	     ktime_t deadline, u32 slack, u16 *base)
+{
+	return __delay_insert(d, task, atomic64_inc_return(&d->seq), deadline,
+			      slack, base);
 }
 
 /*
@@ -1491,9 +1501,11 @@ static void delay_run(struct ordsched_delay_task *task)
 			return;
 		}
 		if (!d->stopped) {
-			delay_unlock(d, base, delay_insert(d, task,
-							   task->deadline,
-							   task->slack, &base),
+			/* In the place its move took: see delay_move(). */
+			delay_unlock(d, base,
+				     __delay_insert(d, task, task->seq,
+						    task->deadline,
+						    task->slack, &base),
 				     flags);
 			return;
 		}
@@ -1614,6 +1626,8 @@ delay_move(struct ordsched_delay *d, struct ordsched_delay_task *task,
 		task->state = DELAY_MOVED;
 		fallthrough;
 	case DELAY_MOVED:
+		/* Queued when moved: behind the tasks queued so far. */
+		task->seq = atomic64_inc_return(&d->seq);
 		task->deadline = deadline;
 		task->slack = slack;
 		break;
