@@ -1296,6 +1296,40 @@ static void poll_woken_by(struct __test_metadata *_metadata,
 	EXPECT_TRUE(w.rc > 0 && (w.rc & POLLIN)) TH_LOG("poll: %d", w.rc);
 }
 
+/*
+ * h: ordsched_wait() "-EPERM when another handle holds @ticket", on the
+ * ioctl path too, whose spin answers for the tickets this process took:
+ * not for the ticket one window after one it took, which a child
+ * completed through the same handle (the kernel answers EPERM there).
+ */
+TEST_F(lc, wait_eperm_a_window_on)
+{
+	uint64_t t0, t, w;
+	int status;
+	pid_t pid;
+
+	if (self->ring)
+		SKIP(return, "the ioctl path's spin");
+	w = ordsched_api(self->a)->window;
+	TAKE(self->a, &t0);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(ordsched_complete(self->a, t0) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* b's tickets, one after another, up to t0 + window. */
+	for (;;) {
+		TAKE(self->b, &t);
+		if (t == t0 + w)
+			break;
+		ASSERT_EQ(0, ordsched_complete(self->b, t));
+	}
+	ASSERT_EQ(t0 + w, ordsched_tail(self->a));
+	EXPECT_EQ(-EPERM, ordsched_wait(self->a, t0 + w, mono() + LONG_NS));
+	EXPECT_EQ(0, ordsched_complete(self->b, t0 + w));
+}
+
 TEST_F(lc, poll_adopted)
 {
 	struct pollfd pfd = { .events = POLLIN };

@@ -167,7 +167,7 @@ static int os_from_fd_errno(int fd, unsigned int flags, int pollable,
 	ret = os_setup(os);
 	if (ret)
 		goto out_free;
-	os->owned = calloc((os->api.window + 63) / 64, sizeof(*os->owned));
+	os->owned = calloc(os->api.window, sizeof(*os->owned));
 	if (!os->owned) {
 		ret = -ENOMEM;
 		goto out_unmap;

@@ -79,14 +79,17 @@ struct ordsched {
 	struct ordsched_api api;
 	/*
 	 * On the ioctl path, the tickets this process took on this handle
-	 * and has not retired, one bit per ticket, ticket t at bit
-	 * t % api.window (the handshake's window there; a ring handle's
-	 * api.window is its slots, but it never uses these bits): the spin
-	 * path of a wait returns 0 only for these (on the ring, the slot
-	 * words say whose a ticket is). For any other ticket (another
-	 * handle's, never issued, already retired, or taken by another
-	 * process sharing the handle) the kernel answers, so both paths give
-	 * the same result.
+	 * and has not retired: ticket t as t + 1 in owned[t % api.window]
+	 * (the handshake's window there; a ring handle's api.window is its
+	 * slots, but it never uses this), 0 for none. The spin path of a
+	 * wait returns 0 only for the very ticket found there (on the ring,
+	 * the slot words say whose a ticket is). For any other ticket
+	 * (another handle's, never issued, already retired, or taken by
+	 * another process sharing the handle) the kernel answers, so both
+	 * paths give the same result. An entry is cleared whenever a
+	 * completion or trash names it, whatever the kernel answered:
+	 * forgetting a ticket only costs a system call, remembering one
+	 * retired could make the spin answer for it.
 	 */
 	uint64_t *owned;
 	/*
@@ -117,24 +120,23 @@ static inline void os_own(struct ordsched *os, uint64_t first,
 			  unsigned int count, int own)
 {
 	for (; count; count--, first++) {
-		uint64_t bit = first % os->api.window;
-		uint64_t mask = 1ULL << (bit % 64);
+		uint64_t *entry = &os->owned[first % os->api.window];
+		uint64_t mine = first + 1;
 
 		if (own)
-			__atomic_fetch_or(&os->owned[bit / 64], mask,
-					  __ATOMIC_RELAXED);
+			__atomic_store_n(entry, mine, __ATOMIC_RELAXED);
 		else
-			__atomic_fetch_and(&os->owned[bit / 64], ~mask,
-					   __ATOMIC_RELAXED);
+			/* Only if it still names this ticket. */
+			__atomic_compare_exchange_n(entry, &mine, 0, 0,
+						    __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
 	}
 }
 
 static inline int os_owns(const struct ordsched *os, uint64_t ticket)
 {
-	uint64_t bit = ticket % os->api.window;
-
-	return __atomic_load_n(&os->owned[bit / 64], __ATOMIC_RELAXED) >>
-	       (bit % 64) & 1;
+	return __atomic_load_n(&os->owned[ticket % os->api.window],
+			       __ATOMIC_RELAXED) == ticket + 1;
 }
 
 /*

@@ -95,7 +95,8 @@ int ordsched_complete_batch(struct ordsched *os, uint64_t first,
 	if (os_ring(os))
 		return ring_retire(os, first, count);
 	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE, &r);
-	if (!ret)
+	/* Whatever the answer: see struct ordsched's owned. */
+	if (count <= os->api.max_batch)
 		os_own(os, first, count, 0);
 	return ret;
 }
@@ -126,7 +127,8 @@ int ordsched_trash_batch(struct ordsched *os, uint64_t first,
 	if (os_ring(os))
 		return ring_retire(os, first, count);
 	ret = os_ioctl(os, ORDSCHED_IOC_TRASH, &r);
-	if (!ret)
+	/* Whatever the answer: see struct ordsched's owned. */
+	if (count <= os->api.max_batch)
 		os_own(os, first, count, 0);
 	return ret;
 }

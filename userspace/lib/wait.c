@@ -258,8 +258,8 @@ int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
 	}
 	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
 
-	/* The kernel wrote ORDSCHED_NO_TICKET back once it completed. */
-	if (*ticket != ORDSCHED_NO_TICKET && cw.ticket == ORDSCHED_NO_TICKET)
+	/* Whatever the answer: see struct ordsched's owned. */
+	if (*ticket != ORDSCHED_NO_TICKET)
 		os_own(os, *ticket, 1, 0);
 	*ticket = cw.ticket;
 	return ret;
