@@ -216,6 +216,7 @@ struct ordsched_new_handle {
  * @trashed: out: tickets trashed by a command
  * @released: out: tickets trashed because their handle was released
  * @waits: out: wait commands that found the ticket not yet at its turn
+ *	(not those refused with EBUSY)
  * @wakeups: out: waiters woken, by a turn or a retirement of their ticket,
  *	or ahead of their turn: the wake-up at a ticket's turn also wakes
  *	the waiters of the next ticket (in a ring domain, the ones
