@@ -148,6 +148,11 @@ static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 	} else if (item) {
 		list_del_init(&item->node);
 		stream_item_debug_deactivate(item);
+		/*
+		 * Started: it may be queued again, here or elsewhere. Unlinked
+		 * first: pairs with the claim in stream_queue().
+		 */
+		smp_store_release(&item->stream, NULL);
 	}
 	raw_spin_unlock_irq(&stream->lock);
 	return item;
@@ -204,6 +209,7 @@ void ordsched_stream_item_init(struct ordsched_stream_item *item,
 {
 	INIT_LIST_HEAD(&item->node);
 	item->fn = fn;
+	item->stream = NULL;
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_item_init);
 
@@ -217,11 +223,13 @@ static bool stream_queue(struct ordsched_stream *stream,
 	struct ordsched_stream_set *set = stream->set;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&stream->lock, flags);
-	if (!list_empty(&item->node)) {
-		raw_spin_unlock_irqrestore(&stream->lock, flags);
+	/*
+	 * The claim: one queueing wins, whatever stream each names. Fully
+	 * ordered: the previous start's unlinking (release) came before.
+	 */
+	if (cmpxchg(&item->stream, NULL, stream))
 		return false;
-	}
+	raw_spin_lock_irqsave(&stream->lock, flags);
 	stream_item_debug_activate(stream, item, track);
 	list_add_tail(&item->node, &stream->items);
 	raw_spin_unlock_irqrestore(&stream->lock, flags);
@@ -261,10 +269,17 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 	bool removed;
 
 	raw_spin_lock_irqsave(&stream->lock, flags);
-	removed = !list_empty(&item->node);
+	/*
+	 * Ours and on our list. Claimed but not on it yet: the queueing
+	 * has not taken our lock, and comes after this cancel.
+	 */
+	removed = READ_ONCE(item->stream) == stream &&
+		  !list_empty(&item->node);
 	if (removed) {
 		list_del_init(&item->node);
 		stream_item_debug_deactivate(item);
+		/* Unlinked first: pairs with the claim in stream_queue(). */
+		smp_store_release(&item->stream, NULL);
 	}
 	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	if (removed)

@@ -20,9 +20,7 @@
  *			false if not (already queued, no room, stopped or
  *			invalid, as each part says), like queue_work().
  *			Streams, delays and keyed executors tell an item
- *			already queued (in flight) on any kernel (a stream
- *			not while another stream handles the item at the
- *			same time: see ordsched_stream_queue()); a pipeline
+ *			already queued (in flight) on any kernel; a pipeline
  *			job must not be in flight, which only a kernel with
  *			debug objects catches (false, and reported; after
  *			its parallel step, at the next hand-in: see

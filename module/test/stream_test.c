@@ -712,6 +712,125 @@ static void stream_size(struct ktest *t)
 		KT_EXPECT(t, sizeof(struct ordsched_stream) <= 64);
 }
 
+/*
+ * stream.h "an item still queued, on this stream or another, is left
+ * where it is": queued on one stream of a plugged set, an item is refused
+ * by another and not cancelled there; cancelled on its own stream, it may
+ * go to the other.
+ */
+static void other_stream(struct ktest *t)
+{
+	static struct order_item item;
+	struct ordsched_stream_set *set;
+	struct ordsched_stream *a, *b;
+	atomic_t pos = ATOMIC_INIT(0);
+	unsigned int log[2];
+	struct plug plug;
+
+	if (!KT_EXPECT(t, plug_init(&plug)))
+		return;
+	set = ordsched_stream_set_create(&(struct ordsched_stream_set_params){
+		.name = "other", .wq = plug.wq });
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (KT_EXPECT(t, a && b && !IS_ERR(set))) {
+		order_items_init(&item, 1, log, &pos);
+		ordsched_stream_init(a, set);
+		ordsched_stream_init(b, set);
+		KT_EXPECT(t, ordsched_stream_queue(a, &item.item));
+		KT_EXPECT(t, !ordsched_stream_queue(b, &item.item));
+		KT_EXPECT(t, !ordsched_stream_cancel(b, &item.item));
+		KT_EXPECT(t, ordsched_stream_cancel(a, &item.item));
+		KT_EXPECT(t, ordsched_stream_queue(b, &item.item));
+		KT_EXPECT(t, !ordsched_stream_queue(a, &item.item));
+	}
+	plug_release(&plug);
+	if (a && b && !IS_ERR(set)) {
+		ordsched_stream_destroy(a);
+		ordsched_stream_destroy(b);
+		KT_EXPECT_EQ(t, atomic_read(&pos), 1);
+	}
+	kfree(a);
+	kfree(b);
+	if (!IS_ERR_OR_NULL(set))
+		ordsched_stream_set_destroy(set);
+	plug_fini(&plug);
+}
+
+/*
+ * The same items queued on two streams at once by two threads, and
+ * cancelled on either by a third: every queueing that returned true runs
+ * once or is cancelled once, and the streams' lists stay whole.
+ */
+#define TWO_ITEMS	16
+
+struct two_item {
+	struct ordsched_stream_item item;
+	atomic_t queued, ran, cancelled;
+};
+
+struct two {
+	struct ordsched_stream streams[2];
+	struct two_item items[TWO_ITEMS];
+	unsigned int rounds;
+};
+
+static void two_fn(struct ordsched_stream_item *item)
+{
+	atomic_inc(&container_of(item, struct two_item, item)->ran);
+}
+
+static int two_thread(void *data, unsigned int idx)
+{
+	struct two *w = data;
+	u32 rnd = 0x3c6ef372 * (idx + 1);
+	struct two_item *ti;
+	unsigned int r;
+
+	for (r = 0; r < w->rounds; r++) {
+		ti = &w->items[kt_rand(&rnd) % TWO_ITEMS];
+		if (idx < 2) {
+			if (ordsched_stream_queue(&w->streams[idx], &ti->item))
+				atomic_inc(&ti->queued);
+		} else if (ordsched_stream_cancel(&w->streams[kt_rand(&rnd) % 2],
+						  &ti->item)) {
+			atomic_inc(&ti->cancelled);
+		}
+		if (!(r % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void two_streams(struct ktest *t)
+{
+	unsigned int i, queued = 0, cancelled = 0, bad = 0;
+	struct two *w;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!KT_EXPECT(t, w))
+		return;
+	w->rounds = kt_stress(100000);
+	for (i = 0; i < TWO_ITEMS; i++)
+		ordsched_stream_item_init(&w->items[i].item, two_fn);
+	ordsched_stream_init(&w->streams[0], NULL);
+	ordsched_stream_init(&w->streams[1], NULL);
+	KT_EXPECT_EQ(t, kt_run_threads(3, two_thread, w), 0);
+	ordsched_stream_destroy(&w->streams[0]);
+	ordsched_stream_destroy(&w->streams[1]);
+	for (i = 0; i < TWO_ITEMS; i++) {
+		struct two_item *ti = &w->items[i];
+
+		bad += atomic_read(&ti->queued) !=
+		       atomic_read(&ti->ran) + atomic_read(&ti->cancelled);
+		queued += atomic_read(&ti->queued);
+		cancelled += atomic_read(&ti->cancelled);
+	}
+	KT_EXPECT_EQ(t, bad, 0);
+	ktest_diag(t, "%u queueings, %u cancelled", queued, cancelled);
+	kfree(w);
+}
+
 /* As queue_work(): an item still queued is left alone, and runs once. */
 static void queue_twice(struct ktest *t)
 {
@@ -754,6 +873,8 @@ static const struct ktest_case stream_cases[] = {
 	KT_CASE(cancel_race),
 	KT_CASE(many_streams),
 	KT_CASE(queue_twice),
+	KT_CASE(other_stream),
+	KT_CASE(two_streams),
 	KT_END
 };
 

@@ -54,6 +54,7 @@ typedef void (*ordsched_stream_fn)(struct ordsched_stream_item *item);
  * struct ordsched_stream_item - one item of a stream, embedded by the caller
  * @node: the stream's link; empty while the item is not queued
  * @fn: what to run
+ * @stream: the stream the item is queued on, NULL while it is not
  * @debug_stream: on a kernel with debug objects only, the stream the item
  *	is queued on, so that one freed while queued can be taken back
  *
@@ -63,6 +64,7 @@ typedef void (*ordsched_stream_fn)(struct ordsched_stream_item *item);
 struct ordsched_stream_item {
 	struct list_head node;
 	ordsched_stream_fn fn;
+	struct ordsched_stream *stream;
 #ifdef CONFIG_DEBUG_OBJECTS
 	struct ordsched_stream *debug_stream;
 #endif
@@ -210,15 +212,10 @@ void ordsched_stream_item_init(struct ordsched_stream_item *item,
  * &typedef ordsched_stream_fn). Stores before the call are visible to the
  * item's function.
  *
- * Whether @item is queued is tested under @stream's lock alone. On @stream
- * that is exact: queueings, cancels and starts of the item there may race,
- * and an item still queued there is left where it is, as with
- * queue_work(). An item that stays queued on another stream throughout the
- * call is refused too; but nothing orders this call against a queueing,
- * cancel or start of the item on another stream at the same time, which
- * may corrupt the streams' lists. Excluding that is the caller's: an item
- * belongs to one stream at a time, say, and moves to another only once it
- * has started or been cancelled.
+ * As with queue_work(), an item still queued, on this stream or another,
+ * is left where it is: of queueings of one item that race, on one stream
+ * or several, one queues it. Once the item has started (or was
+ * cancelled) it may be queued again, on any stream.
  *
  * Context: any context, hard interrupt included.
  * Return: true, or false if @item was already queued.
@@ -229,11 +226,12 @@ bool ordsched_stream_queue(struct ordsched_stream *stream,
 /**
  * ordsched_stream_cancel() - remove an item that has not started
  * @stream: the stream
- * @item: an item queued on @stream, or not queued at all
+ * @item: an item, initialized
  *
  * Either the item is removed before it started, and this returns true and
- * the item will not run, or it has started (or run, or was never queued),
- * and this returns false. An item is never both run and reported
+ * the item will not run, or it has started (or run, or was never queued,
+ * or is queued on another stream, where it stays), and this returns
+ * false. An item is never both run and reported
  * cancelled. Cancel does not wait for a running item.
  *
  * Context: any context, hard interrupt included.
