@@ -8,7 +8,7 @@
 #    twice or never, and the ring must cost no system call;
 #  - it refuses more threads than CPUs, where nothing could wake a waiter;
 #  - the instructions an item costs, counted by valgrind's lackey with
-#    one thread and no work: libordsched's take, wait and complete on the
+#    one thread, no work and a fixed number of items: libordsched's take, wait and complete on the
 #    private ring, over what the plain spin's cost (the loop, the work
 #    call and the commit, which every contender pays), must stay within
 #    LIB_INSNS_MAX. The hot path's budget (README.md, "What is left at
@@ -60,18 +60,18 @@ private_refuses_one_cpu() {
 LIB_INSNS_MAX=160
 
 # insns CONTENDER: guest instructions an item at T = 1, W = 0, the slope
-# between a run of 100 ms and one of 300 ms (the set-up cancels out).
+# between a run of 20000 items and one of 60000 (the set-up cancels out).
 insns() {
-	local d out n i items=() counts=()
+	local n out i c items=() counts=()
 
-	for d in 100 300; do
+	for n in 20000 60000; do
 		out=$(valgrind --tool=lackey "$bench" contender="$1" threads=1 \
-			work_ns=0 duration_ms=$d loops_per_us=100 2>&1) || return 1
-		i=$(sed -n 's/.* items=\([0-9]*\) .*/\1/p' <<< "$out")
-		n=$(sed -n 's/.*guest instrs: *\([0-9,]*\).*/\1/p' <<< "$out" | tr -d ,)
-		[ -n "$i" ] && [ -n "$n" ] || return 1
+			work_ns=0 items=$n loops_per_us=100 2>&1) || return 1
+		i=$(sed -n 's/^commit .* items=\([0-9]*\) .*/\1/p' <<< "$out")
+		c=$(sed -n 's/.*guest instrs: *\([0-9,]*\).*/\1/p' <<< "$out" | tr -d ,)
+		[ -n "$i" ] && [ -n "$c" ] || return 1
 		items+=("$i")
-		counts+=("$n")
+		counts+=("$c")
 	done
 	[ "${items[1]}" -gt "${items[0]}" ] || return 1
 	echo $(((counts[1] - counts[0]) / (items[1] - items[0])))

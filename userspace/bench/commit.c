@@ -41,7 +41,9 @@
  *			anyone would deploy: a measuring instrument
  *
  * A run lasts about duration_ms: the threads stop taking tickets then, and
- * finish the ones they hold. Output, one line: items/s inputs (items, wall
+ * finish the ones they hold. With items=N it lasts until N items were
+ * committed instead, whatever the time (so that a count of instructions,
+ * under valgrind, does not depend on how threads were scheduled). Output, one line: items/s inputs (items, wall
  * ns), the process's CPU time (all threads, user + system), voluntary and
  * involuntary context switches, and the system calls the sequencer made:
  * counted at the ioctl() the library calls (linked with --wrap=ioctl) and
@@ -57,7 +59,7 @@
  * same loops_per_us to every run.
  *
  * usage: ordsched-bench-commit contender=NAME threads=T work_ns=W
- *	[duration_ms=MS] [loops_per_us=L]
+ *	[duration_ms=MS | items=N] [loops_per_us=L]
  *	ordsched-bench-commit calibrate
  */
 #include <errno.h>
@@ -142,6 +144,8 @@ static struct {
 	int stop;
 	/* Ticket of the first item; the log is written in ticket order. */
 	uint64_t base;
+	/* items=N: stop after N commits rather than after duration_ms. */
+	uint64_t max_items;
 	int error;
 } run SHARED;
 
@@ -494,6 +498,8 @@ static void commit(uint64_t t)
 		run.error = 1;
 	commit_log.committed++;
 	commit_log.sum += t - run.base;
+	if (commit_log.committed == run.max_items)
+		__atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
 }
 
 static void *worker(void *arg)
@@ -573,9 +579,10 @@ int main(int argc, char **argv)
 	arg_u64(argc, argv, "threads", &threads);
 	arg_u64(argc, argv, "work_ns", &work_ns);
 	arg_u64(argc, argv, "duration_ms", &duration_ms);
+	arg_u64(argc, argv, "items", &run.max_items);
 	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
 		fprintf(stderr,
-			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|spin|ordsched-private threads=T work_ns=W [duration_ms=MS]\n",
+			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|spin|ordsched-private threads=T work_ns=W [duration_ms=MS | items=N]\n",
 			argv[0]);
 		return 2;
 	}
@@ -596,10 +603,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pthread_create failed\n");
 			return 1;
 		}
-	nap.tv_sec = duration_ms / 1000;
-	nap.tv_nsec = duration_ms % 1000 * 1000000;
-	nanosleep(&nap, NULL);
-	__atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
+	if (!run.max_items) {
+		nap.tv_sec = duration_ms / 1000;
+		nap.tv_nsec = duration_ms % 1000 * 1000000;
+		nanosleep(&nap, NULL);
+		__atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
+	}
 	for (i = 0; i < threads; i++)
 		pthread_join(tid[i], NULL);
 	wall = now_ns() - t0;
