@@ -496,27 +496,6 @@ void ordsched_domain_spin_turn(const u64 *tail, u64 t, u64 deadline_ns)
 	}
 }
 
-/**
- * ordsched_domain_no_room() - the answer to a wait that found no turn and
- * no room to sleep
- * @dom: the domain, locked
- * @deadline_ns: the wait's deadline
- *
- * A deadline in the past only checks, so it needs no room: such a wait
- * times out (and counts as a wait that did). The others answer EBUSY.
- *
- * Return: -ETIMEDOUT or -EBUSY.
- */
-int ordsched_domain_no_room(struct ordsched_domain *dom, u64 deadline_ns)
-{
-	lockdep_assert_held(&dom->lock);
-	if (!ordsched_domain_deadline_passed(deadline_ns))
-		return -EBUSY;
-	dom->stats.waits++;
-	dom->stats.timeouts++;
-	return -ETIMEDOUT;
-}
-
 /* Wait for @t, held by @h and not at the tail; called and returns locked. */
 static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 			u64 t, u64 deadline_ns)
@@ -526,7 +505,7 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 
 	ret = ordsched_domain_queue_waiter(h, &w);
 	if (ret)
-		return ordsched_domain_no_room(dom, deadline_ns);
+		return ret;
 	dom->stats.waits++;
 	for (;;) {
 		if (ordsched_domain_deadline_passed(deadline_ns)) {

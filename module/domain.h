@@ -160,7 +160,6 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
 				    struct domain_waiter *w);
 bool ordsched_domain_deadline_passed(u64 deadline_ns);
-int ordsched_domain_no_room(struct ordsched_domain *dom, u64 deadline_ns);
 void ordsched_domain_schedule(u64 deadline_ns);
 /*
  * How long a waiter woken ahead of its turn spins for it: a few

@@ -464,15 +464,10 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 		if (!queued) {
 			ret = ordsched_domain_queue_waiter(h, &w);
 			if (ret) {
-				/*
-				 * No room to sleep: unless it need not, at its
-				 * turn or with a deadline in the past.
-				 */
-				ret = ordsched_ring_wait_check(&r, id, t);
-				if (ret == -EAGAIN)
-					ret = ordsched_domain_no_room(dom, deadline_ns);
 				spin_unlock(&dom->lock);
-				return ret;
+				/* No room to sleep: unless it need not. */
+				ret = ordsched_ring_wait_check(&r, id, t);
+				return ret == -EAGAIN ? -EBUSY : ret;
 			}
 			queued = true;
 		}

@@ -135,8 +135,8 @@ struct ordsched_take {
  * domain, when the wait begins (also for the sleeps of
  * ORDSCHED_IOC_COMPLETE_WAIT and ORDSCHED_IOC_RING_WAIT): never once it
  * slept, unless a signal's restart begins it again; a wait that finds
- * its turn at once never answers it, nor does one whose deadline has
- * passed (ETIMEDOUT).
+ * its turn at once never answers it. A wait whose deadline is in the past
+ * answers it too (it only checks, but the limits come first).
  */
 struct ordsched_wait {
 	__u64 ticket;
