@@ -516,7 +516,7 @@ static void order_small(struct ktest *t)
 {
 	struct ordsched_delay_params p = { .name = "order" };
 	struct dt dt = {};
-	unsigned int i;
+	unsigned int i, from = 1;
 	u64 base;
 
 	dt.wq = alloc_ordered_workqueue("ordsched_dt", 0);
@@ -532,12 +532,19 @@ static void order_small(struct ktest *t)
 	for (; i < 400; i++)
 		KT_EXPECT(t, ordsched_delay_queue_at(dt.d, &dt.tasks[i].task,
 						     base + 300000));
-	if (ktime_get() >= base)
-		ktest_diag(t, "slow submission: order checks are weaker");
+	/*
+	 * Submitted so slowly that the first deadlines passed (a loaded
+	 * debug kernel): the tasks due by then ran before the later ones
+	 * with earlier deadlines were queued. Only the ties are checked.
+	 */
+	if (ktime_get() >= base) {
+		ktest_diag(t, "slow submission: only the ties' order is checked");
+		from = 201;
+	}
 	ordsched_delay_flush(dt.d);
 	dt_check_once(t, &dt, false);
 	KT_EXPECT_EQ(t, atomic_read(&dt.early), 0);
-	for (i = 1; i < 400; i++) {
+	for (i = from; i < 400; i++) {
 		bool want = i < 200 ? dt.tasks[i].order < dt.tasks[i - 1].order :
 			    dt.tasks[i].order > dt.tasks[i - 1].order;
 
