@@ -73,18 +73,6 @@
 
 #define KEYED_COLORS		4
 
-/*
- * A task's @nr_keys: 0 when it is not in flight, its number of keys while
- * it is, and for the short moments before and after a flight:
- *	KEYED_QUEUEING	its queueing writes the tokens (no cancel reads
- *			them; a second queueing is refused)
- *	KEYED_ENDING	its keys are handed on, and its worker waits for
- *			the cancels that may be reading its tokens before
- *			the task is the caller's again (@done may free them)
- */
-#define KEYED_QUEUEING		(UINT_MAX - 1)
-#define KEYED_ENDING		UINT_MAX
-
 struct keyed_bucket {
 	/* Guards the chain and the queues of the keys on it. */
 	spinlock_t lock;
@@ -96,12 +84,8 @@ struct ordsched_keyed {
 	struct keyed_bucket *buckets;
 	unsigned int order;
 	struct workqueue_struct *wq;
-	/*
-	 * Taken by rollups around their bucket locks (see the top comment),
-	 * and by cancels around all they do, counted in @cancelling.
-	 */
+	/* Taken by rollups around their bucket locks; see the top comment. */
 	spinlock_t rollup_lock;
-	atomic_t cancelling;
 	/* The flush color and the unfinished tasks of each; see above. */
 	unsigned int color;
 	atomic_long_t inflight[KEYED_COLORS];
@@ -191,9 +175,9 @@ static void keyed_dispatch(struct ordsched_keyed *kx,
 static void keyed_release(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task)
 {
-	unsigned int i, n = task->nr_keys;
+	unsigned int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < task->nr_keys; i++) {
 		struct ordsched_keyed_token *tok = &task->tokens[i];
 		struct keyed_bucket *b = keyed_bucket(kx, tok->key);
 		struct ordsched_keyed_task *ready;
@@ -262,26 +246,10 @@ static void keyed_work_fn(struct work_struct *work)
 	this_cpu_inc(kx->stats->ran);
 	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
 	/*
-	 * Ending: a cancel that comes now looks no further. One that came
-	 * before may still be reading @tokens, which the caller may free
-	 * (or rewrite, queueing the task again) once the task is no longer
-	 * in flight: wait for it.
-	 */
-	WRITE_ONCE(task->nr_keys, KEYED_ENDING);
-	/*
-	 * Dekker with ordsched_keyed_cancel(): we store, then read its
-	 * count; it counts itself, then reads ours. One of us sees the other.
-	 */
-	smp_mb();
-	if (atomic_read(&kx->cancelling)) {
-		/* Cancels hold the lock while they count: wait them out. */
-		spin_lock_bh(&kx->rollup_lock);
-		spin_unlock_bh(&kx->rollup_lock);
-	}
-	/*
 	 * No longer in flight: it may be queued again (the cmpxchg in
-	 * ordsched_keyed_queue() sees our stores). From here on the task is
-	 * the caller's.
+	 * ordsched_keyed_queue() sees our stores), and a cancel does not
+	 * look at @tokens, which the caller may free once @done is called.
+	 * From here on the task is the caller's.
 	 */
 	smp_store_release(&task->nr_keys, 0);
 	if (done)
@@ -308,16 +276,17 @@ static bool keyed_first_in_bucket(struct ordsched_keyed *kx,
 }
 
 /*
- * Lock the buckets of all @n tokens, each once, under @kx->rollup_lock.
- * Sparse cannot count a variable number of locks: __release() and
- * __acquire() below only keep its books balanced per iteration; lockdep
- * checks the real thing.
+ * Lock the buckets of all @n tokens, each once. Sparse cannot count a
+ * variable number of locks: __release() and __acquire() below only keep
+ * its books balanced per iteration; lockdep checks the real thing.
  */
-static void keyed_lock_buckets(struct ordsched_keyed *kx,
-			       struct ordsched_keyed_token *toks, unsigned int n)
+static void keyed_lock_all(struct ordsched_keyed *kx,
+			   struct ordsched_keyed_token *toks, unsigned int n)
+	__acquires(&kx->rollup_lock)
 {
 	unsigned int i;
 
+	spin_lock_bh(&kx->rollup_lock);
 	for (i = 0; i < n; i++) {
 		spinlock_t *lock = &keyed_bucket(kx, toks[i].key)->lock;
 
@@ -328,9 +297,9 @@ static void keyed_lock_buckets(struct ordsched_keyed *kx,
 	}
 }
 
-static void keyed_unlock_buckets(struct ordsched_keyed *kx,
-				 struct ordsched_keyed_token *toks,
-				 unsigned int n)
+static void keyed_unlock_all(struct ordsched_keyed *kx,
+			     struct ordsched_keyed_token *toks, unsigned int n)
+	__releases(&kx->rollup_lock)
 {
 	unsigned int i = n;
 
@@ -342,17 +311,17 @@ static void keyed_unlock_buckets(struct ordsched_keyed *kx,
 			spin_unlock(lock);
 		}
 	}
+	spin_unlock_bh(&kx->rollup_lock);
 }
 
 /* Queue the task's tokens; return how many head their key at once. */
 static unsigned int keyed_enqueue_all(struct ordsched_keyed *kx,
-				      struct ordsched_keyed_task *task,
-				      unsigned int n)
+				      struct ordsched_keyed_task *task)
 {
 	struct ordsched_keyed_token *toks = task->tokens;
 	unsigned int i, heads = 0;
 
-	if (n == 1) {
+	if (task->nr_keys == 1) {
 		struct keyed_bucket *b = keyed_bucket(kx, toks[0].key);
 
 		spin_lock_bh(&b->lock);
@@ -360,13 +329,11 @@ static unsigned int keyed_enqueue_all(struct ordsched_keyed *kx,
 		spin_unlock_bh(&b->lock);
 		return heads;
 	}
-	spin_lock_bh(&kx->rollup_lock);
-	keyed_lock_buckets(kx, toks, n);
-	for (i = 0; i < n; i++)
+	keyed_lock_all(kx, toks, task->nr_keys);
+	for (i = 0; i < task->nr_keys; i++)
 		heads += keyed_enqueue(kx, keyed_bucket(kx, toks[i].key),
 				       &toks[i]);
-	keyed_unlock_buckets(kx, toks, n);
-	spin_unlock_bh(&kx->rollup_lock);
+	keyed_unlock_all(kx, toks, task->nr_keys);
 	return heads;
 }
 
@@ -400,7 +367,7 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 	 * cancelled: a second queueing meanwhile is refused. Fully ordered:
 	 * the previous flight's stores come before ours.
 	 */
-	if (cmpxchg(&task->nr_keys, 0, KEYED_QUEUEING))
+	if (cmpxchg(&task->nr_keys, 0, nr_keys))
 		return false;
 	/* Debug objects track it too, to catch a task freed in flight. */
 	if (debug_object_activate(keyed_debug_obj(task),
@@ -409,7 +376,7 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 		return false;
 	}
 
-	WRITE_ONCE(task->kx, kx);
+	task->kx = kx;
 	for (i = 0; i < nr_keys; i++) {
 		task->tokens[i].key = keys[i];
 		task->tokens[i].task = task;
@@ -431,9 +398,7 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 	if (nr_keys > 1)
 		this_cpu_inc(kx->stats->rollups);
 
-	/* The tokens are written: a cancel may read them from here on. */
-	smp_store_release(&task->nr_keys, nr_keys);
-	heads = keyed_enqueue_all(kx, task, nr_keys);
+	heads = keyed_enqueue_all(kx, task);
 	if (heads < nr_keys)
 		this_cpu_inc(kx->stats->parked);
 	trace_ordsched_keyed_queue(kx->inst.id, task, keys[0], nr_keys, heads);
@@ -457,12 +422,11 @@ static bool keyed_is_head(struct ordsched_keyed_token *tok)
  */
 static unsigned int keyed_withdraw(struct ordsched_keyed *kx,
 				   struct ordsched_keyed_task *task,
-				   unsigned int nr_keys,
 				   struct ordsched_keyed_task **ready)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < nr_keys; i++) {
+	for (i = 0; i < task->nr_keys; i++) {
 		struct ordsched_keyed_token *tok = &task->tokens[i];
 
 		if (keyed_is_head(tok)) {
@@ -480,74 +444,43 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 			   struct ordsched_keyed_task *task)
 {
 	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
-	unsigned int i, nr_ready = 0, nr_keys, waiting, color = 0;
+	unsigned int i, nr_ready = 0, nr_keys;
 	bool cancelled = false;
 
 	lockdep_assert_irqs_enabled();
-	if (READ_ONCE(task->kx) != kx)
+	/*
+	 * Read once: a task that finishes meanwhile sets it to 0 after it
+	 * handed its keys on, and the buckets locked are the ones unlocked.
+	 */
+	nr_keys = READ_ONCE(task->nr_keys);
+	if (task->kx != kx || !nr_keys)
 		return false;
-	/*
-	 * Count ourselves first, under the rollup lock, which orders cancels
-	 * among themselves and lets us hold several buckets: a worker of
-	 * @kx ending a flight that we saw waits for us (Dekker: see
-	 * keyed_work_fn()).
-	 */
-	spin_lock_bh(&kx->rollup_lock);
-	atomic_inc(&kx->cancelling);
-	/* Pairs with the smp_mb() in keyed_work_fn(). */
-	smp_mb__after_atomic();
-	/* Pairs with the release in ordsched_keyed_queue(): the tokens. */
-	nr_keys = smp_load_acquire(&task->nr_keys);
-	if (!nr_keys || nr_keys >= KEYED_QUEUEING ||
-	    READ_ONCE(task->kx) != kx)
-		goto out;
-	/*
-	 * The flight we saw is on @kx if the count has not changed since:
-	 * a queueing on @kx after a flight elsewhere writes @kx after its
-	 * claim (KEYED_QUEUEING), so we would see that or its new count,
-	 * and then its tokens (acquire). A flight on @kx cannot end until
-	 * we leave and no queueing starts meanwhile: its tokens stay as
-	 * they are. Otherwise they are not ours to read: they may be freed.
-	 * The barrier orders the read of @kx before the second look.
-	 */
-	smp_rmb();
-	/* Acquire: pairs with the release in ordsched_keyed_queue(). */
-	if (smp_load_acquire(&task->nr_keys) != nr_keys)
-		goto out;
 	/* With the task's buckets held, none of its tokens can move. */
-	keyed_lock_buckets(kx, task->tokens, nr_keys);
+	keyed_lock_all(kx, task->tokens, nr_keys);
 	/*
 	 * Waiting for some key: its tokens are ours to withdraw. Ready: the
 	 * task is queued on the workqueue or about to be (by whoever brought
 	 * it to 0, once that thread has left the bucket lock); only
-	 * cancel_work() can tell whether it has not started yet. Still one
-	 * more than its tokens: a queueing from its previous flight's @done
-	 * has not handed it over yet, and this cancel comes before it.
+	 * cancel_work() can tell whether it has not started yet.
 	 */
-	waiting = atomic_read(&task->waiting);
-	if (waiting <= nr_keys && (waiting || cancel_work(&task->work))) {
-		nr_ready = keyed_withdraw(kx, task, nr_keys, ready);
+	if (atomic_read(&task->waiting) || cancel_work(&task->work)) {
+		nr_ready = keyed_withdraw(kx, task, ready);
 		cancelled = true;
 	}
-	keyed_unlock_buckets(kx, task->tokens, nr_keys);
+	keyed_unlock_all(kx, task->tokens, nr_keys);
+	for (i = 0; i < nr_ready; i++)
+		keyed_dispatch(kx, ready[i]);
 	if (cancelled) {
-		color = task->color;
-		debug_object_deactivate(keyed_debug_obj(task),
-					&keyed_task_debug_descr);
+		unsigned int color = task->color;
+
+		debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
+		this_cpu_inc(kx->stats->cancelled);
+		trace_ordsched_keyed_cancel(kx->inst.id, task);
 		/*
 		 * Withdrawn: a second cancel finds nothing to do, and the
 		 * task may be queued again (see keyed_work_fn()).
 		 */
 		smp_store_release(&task->nr_keys, 0);
-	}
-out:
-	atomic_dec(&kx->cancelling);
-	spin_unlock_bh(&kx->rollup_lock);
-	for (i = 0; i < nr_ready; i++)
-		keyed_dispatch(kx, ready[i]);
-	if (cancelled) {
-		this_cpu_inc(kx->stats->cancelled);
-		trace_ordsched_keyed_cancel(kx->inst.id, task);
 		keyed_uncount(kx, color);
 	}
 	return cancelled;

@@ -77,8 +77,7 @@ struct ordsched_keyed_token {
  * @tokens: the tokens, @nr_tokens of them
  * @nr_tokens: how many keys the task can name
  * @nr_keys: how many it names in the current queueing; 0 while the task
- *	is not in flight (and above %ORDSCHED_KEYED_MAX_KEYS while its
- *	queueing writes the tokens and while its flight ends)
+ *	is not in flight
  * @waiting: tokens not yet at the head of their key, plus one while the
  *	task is being queued
  * @color: the flush generation it was queued in
@@ -193,8 +192,8 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
- * A task is in flight from its queueing until it is cancelled or, its
- * keys handed on, just before its @done is called; queueing it again
+ * A task is in flight from its queueing until its keys are handed on
+ * (before its @done is called) or it is cancelled; queueing it again
  * meanwhile is refused and leaves it as it is, on every kernel.
  *
  * Return: true, or false if @nr_keys is out of range or a key repeats
@@ -215,12 +214,16 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
  * the caller's again. For a task in flight on @kx, either this returns
  * true and the task will not run, or the task has run, is running or
  * will run and this returns false: never both, never neither. A task not
- * in flight on @kx returns false: one initialized and never queued,
- * cancelled already, finished, or queued on another executor. This may
- * race with the end of the task's flight and with @done queueing it
- * again: its tokens are never read once @done may have been called (they
- * may have been freed; the task's worker waits for this call to leave
- * them first). Does not wait for a running task.
+ * in flight on @kx returns false without its tokens being read (they may
+ * have been freed): one initialized and never queued, cancelled already,
+ * finished (its keys handed on, as before @done is called), or queued on
+ * another executor. Does not wait for a running task.
+ *
+ * Not against the end of the task's flight: a cancel that begins while
+ * the task is finishing reads its tokens, so the caller must not let one
+ * overlap a @done that frees the tokens or queues the task again, nor
+ * two cancels of one task overlap. Excluding that is the caller's, for
+ * instance by cancelling only tasks it knows have not run.
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
