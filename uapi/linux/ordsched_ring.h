@@ -205,8 +205,9 @@ struct ordsched_ring_hdr {
  * the handle is released its slots are trashed although the page stays
  * mapped. EBADF: the descriptor is not open for writing (open the device
  * O_RDWR). EBUSY: the domain has no ring and can no longer get one (see
- * the trust model). ENOSPC: the domain has no free id left. On any error
- * the domain is left as it was.
+ * the trust model). ENOSPC: the domain has no free id left. On these
+ * errors, and on EINVAL and ENOMEM, the domain is left as it was; for
+ * EFAULT see the errors shared by every command (uapi/linux/ordsched.h).
  */
 struct ordsched_ring_setup {
 	__u32 flags;
