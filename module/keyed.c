@@ -73,6 +73,12 @@
 
 #define KEYED_COLORS		4
 
+/*
+ * A task's @waiting once a cancel took its tokens off their keys, until
+ * it is queued again: no token is left to count.
+ */
+#define KEYED_WITHDRAWN		(-1)
+
 struct keyed_bucket {
 	/* Guards the chain and the queues of the keys on it. */
 	spinlock_t lock;
@@ -446,6 +452,7 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
 	unsigned int i, nr_ready = 0, nr_keys;
 	bool cancelled = false;
+	int waiting;
 
 	lockdep_assert_irqs_enabled();
 	/*
@@ -458,13 +465,18 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 	/* With the task's buckets held, none of its tokens can move. */
 	keyed_lock_all(kx, task->tokens, nr_keys);
 	/*
-	 * Waiting for some key: its tokens are ours to withdraw. Ready: the
-	 * task is queued on the workqueue or about to be (by whoever brought
-	 * it to 0, once that thread has left the bucket lock); only
-	 * cancel_work() can tell whether it has not started yet.
+	 * Withdrawn by another cancel, which held these locks before us and
+	 * has not cleared @nr_keys yet: nothing left to do. Waiting for some
+	 * key: its tokens are ours to withdraw. Ready: the task is queued on
+	 * the workqueue or about to be (by whoever brought it to 0, once that
+	 * thread has left the bucket lock); only cancel_work() can tell
+	 * whether it has not started yet.
 	 */
-	if (atomic_read(&task->waiting) || cancel_work(&task->work)) {
+	waiting = atomic_read(&task->waiting);
+	if (waiting != KEYED_WITHDRAWN &&
+	    (waiting || cancel_work(&task->work))) {
 		nr_ready = keyed_withdraw(kx, task, ready);
+		atomic_set(&task->waiting, KEYED_WITHDRAWN);
 		cancelled = true;
 	}
 	keyed_unlock_all(kx, task->tokens, nr_keys);

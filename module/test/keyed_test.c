@@ -597,6 +597,99 @@ out:
 		.hash_order = 17 })), -EINVAL);
 }
 
+#define TWICE_TASKS	512
+#define TWICE_THREADS	4
+
+struct twice_task {
+	struct ordsched_keyed_task task;
+	struct ordsched_keyed_token tokens[2];
+	atomic_t *ran;
+	atomic_t wins;
+};
+
+struct twice {
+	struct ordsched_keyed *kx;
+	struct twice_task *tasks;
+	atomic_t ran;
+};
+
+static void twice_fn(struct ordsched_keyed_task *task)
+{
+	atomic_inc(container_of(task, struct twice_task, task)->ran);
+}
+
+/* Every thread cancels every task, in the same order. */
+static int twice_thread(void *data, unsigned int idx)
+{
+	struct twice *tw = data;
+	unsigned int i;
+
+	for (i = 0; i < TWICE_TASKS; i++) {
+		if (ordsched_keyed_cancel(tw->kx, &tw->tasks[i].task))
+			atomic_inc(&tw->tasks[i].wins);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Overlapping cancels of one task: 512 tasks wait behind a task that
+ * holds key 0, half of them rollups that head a second key; four
+ * threads cancel each of them at once. Each is cancelled exactly once,
+ * none runs, every key is reclaimed. A cancel that took the locks after
+ * another withdrew the task used to withdraw its tokens a second time.
+ */
+static void cancel_twice(struct ktest *t)
+{
+	struct ordsched_keyed_stats st;
+	DECLARE_COMPLETION_ONSTACK(open);
+	struct twice tw = {};
+	struct log_task *gate;
+	struct log *log;
+	unsigned int i, bad = 0;
+	u64 keys[2] = {};
+
+	tw.kx = ordsched_keyed_create(NULL);
+	tw.tasks = kvcalloc(TWICE_TASKS, sizeof(*tw.tasks), GFP_KERNEL);
+	gate = kzalloc(sizeof(*gate), GFP_KERNEL);
+	log = kzalloc(sizeof(*log), GFP_KERNEL);
+	if (!KT_EXPECT(t, tw.tasks && gate && log && !IS_ERR(tw.kx)))
+		goto out;
+	log_task_init(gate, log, 0);
+	gate->hold = &open;
+	KT_EXPECT(t, ordsched_keyed_queue(tw.kx, &gate->task, keys, 1));
+	KT_EXPECT(t, started(gate, 5 * HZ));
+	for (i = 0; i < TWICE_TASKS; i++) {
+		struct twice_task *tt = &tw.tasks[i];
+
+		ordsched_keyed_task_init(&tt->task, twice_fn, NULL, tt->tokens,
+					 ARRAY_SIZE(tt->tokens));
+		tt->ran = &tw.ran;
+		keys[1] = 1 + i % 8;
+		KT_EXPECT(t, ordsched_keyed_queue(tw.kx, &tt->task, keys,
+						  1 + i % 2));
+	}
+	KT_EXPECT_EQ(t, kt_run_threads(TWICE_THREADS, twice_thread, &tw), 0);
+	for (i = 0; i < TWICE_TASKS; i++)
+		bad += atomic_read(&tw.tasks[i].wins) != 1;
+	KT_EXPECT_EQ(t, bad, 0);
+	complete(&open);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(tw.kx), 0);
+	KT_EXPECT_EQ(t, atomic_read(&tw.ran), 0);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(tw.kx), 0);
+	ordsched_keyed_get_stats(tw.kx, &st);
+	KT_EXPECT_EQ(t, st.cancelled, TWICE_TASKS);
+	KT_EXPECT_EQ(t, st.ran, 1);
+out:
+	if (gate)
+		complete(&open);
+	ordsched_keyed_destroy(tw.kx);
+	kfree(log);
+	kfree(gate);
+	kvfree(tw.tasks);
+}
+
 static const struct ktest_case keyed_cases[] = {
 	KT_CASE(bad_keys),
 	KT_CASE(one_key_order),
@@ -605,6 +698,7 @@ static const struct ktest_case keyed_cases[] = {
 	KT_CASE(hot_key),
 	KT_CASE(keys_reclaimed),
 	KT_CASE(random_keys),
+	KT_CASE(cancel_twice),
 	KT_END
 };
 

@@ -79,7 +79,7 @@ struct ordsched_keyed_token {
  * @nr_keys: how many it names in the current queueing; 0 while the task
  *	is not in flight
  * @waiting: tokens not yet at the head of their key, plus one while the
- *	task is being queued
+ *	task is being queued; -1 once a cancel withdrew them
  * @color: the flush generation it was queued in
  * @token: the token of a task with at most one key
  *
@@ -219,11 +219,12 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
  * finished (its keys handed on, as before @done is called), or queued on
  * another executor. Does not wait for a running task.
  *
- * Not against the end of the task's flight: a cancel that begins while
- * the task is finishing reads its tokens, so the caller must not let one
- * overlap a @done that frees the tokens or queues the task again, nor
- * two cancels of one task overlap. Excluding that is the caller's, for
- * instance by cancelling only tasks it knows have not run.
+ * Cancels of one task may overlap: at most one of them returns true.
+ * But a cancel that begins while the task is in flight reads its tokens
+ * until it returns, so the caller must not free the tokens or queue the
+ * task again while one may still be running: not from a @done that a
+ * cancel may overlap (for instance, cancel only tasks it knows have not
+ * run), nor when one cancel returned true while another may still run.
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
