@@ -427,24 +427,36 @@ ordsched_ring_take_slow(const struct ordsched_ring_view *r, __u32 id,
 }
 
 /*
- * Take the next ticket for handle @id into *@ticket. The fast path: the
- * slot at the head is free for it, and the claim wins. Return: 0; -EAGAIN
- * when the window is full; -EIO when the page was scribbled on.
+ * The fast path of ordsched_ring_take(): the slot at the head is free for
+ * the next ticket, and the claim wins. Return: true with the ticket in
+ * *@ticket; false, having changed nothing, when the caller must go on
+ * with ordsched_ring_take_slow().
  */
-static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
-				     __u32 id, __u64 *ticket)
+static inline bool ordsched_ring_take_fast(const struct ordsched_ring_view *r,
+					   __u32 id, __u64 *ticket)
 {
 	__u64 h = ORDSCHED_RING_LOAD(r->head);
 	__u64 *slot = ordsched_ring_slot(r, h);
 	__u64 w = ORDSCHED_RING_LOAD(slot);
 
-	if (w == ordsched_ring_word(h, 0, ORDSCHED_RING_FREE) &&
-	    ORDSCHED_RING_CAS(slot, w,
-			      ordsched_ring_word(h, id, ORDSCHED_RING_OWNED))) {
-		ORDSCHED_RING_CAS(r->head, h, h + 1);
-		*ticket = h;
+	if (w != ordsched_ring_word(h, 0, ORDSCHED_RING_FREE) ||
+	    !ORDSCHED_RING_CAS(slot, w,
+			       ordsched_ring_word(h, id, ORDSCHED_RING_OWNED)))
+		return false;
+	ORDSCHED_RING_CAS(r->head, h, h + 1);
+	*ticket = h;
+	return true;
+}
+
+/*
+ * Take the next ticket for handle @id into *@ticket. Return: 0; -EAGAIN
+ * when the window is full; -EIO when the page was scribbled on.
+ */
+static inline int ordsched_ring_take(const struct ordsched_ring_view *r,
+				     __u32 id, __u64 *ticket)
+{
+	if (ordsched_ring_take_fast(r, id, ticket))
 		return 0;
-	}
 	return ordsched_ring_take_slow(r, id, ticket);
 }
 
@@ -586,6 +598,20 @@ ordsched_ring_turn_rest(const struct ordsched_ring_view *r, __u32 id,
  * passed t + 1 when t was taken: the advance need not look at the head,
  * which every taker writes.
  */
+/*
+ * Is @w, the word of ticket @t's slot, one that the advance acts on once
+ * the tail is at @t: SLEEPING (wake its owner) or RETIRED (move on), of
+ * any owner? One comparison, the two states differing in their low bit
+ * only. A RETIRED word with an owner, which only a scribble writes, is
+ * taken too: the advance itself stops at it. ring_check's "next" holds
+ * it to that definition.
+ */
+static inline bool ordsched_ring_next_acts(__u64 w, __u64 t)
+{
+	w &= ~(ORDSCHED_RING_ID_MASK << ORDSCHED_RING_ID_SHIFT);
+	return (w | 1) == ordsched_ring_word(t, 0, ORDSCHED_RING_RETIRED);
+}
+
 static ORDSCHED_RING_OUTLINE int
 ordsched_ring_turn_passed(const struct ordsched_ring_view *r, __u32 id,
 			  __u64 t, __u64 w, void *ctx)
@@ -599,9 +625,7 @@ ordsched_ring_turn_passed(const struct ordsched_ring_view *r, __u32 id,
 	if (!freed || ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
 		return ordsched_ring_turn_rest(r, id, t, w, freed, ctx);
 	wn = ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t + 1));
-	if (wn == ordsched_ring_word(t + 1, 0, ORDSCHED_RING_RETIRED) ||
-	    (ordsched_ring_diff(wn, t + 1) == 0 &&
-	     ordsched_ring_state(wn) == ORDSCHED_RING_SLEEPING))
+	if (ordsched_ring_next_acts(wn, t + 1))
 		return ordsched_ring_turn_rest(r, id, t, w, true, ctx);
 	return 0;
 }

@@ -1240,6 +1240,45 @@ static bool check_mine(unsigned int num)
 	return true;
 }
 
+/*
+ * ordsched_ring_next_acts(), the completion's test of the next slot,
+ * against its definition: the word's ticket is t and its state SLEEPING
+ * or RETIRED. The same words as check_mine(), with owner 0 too.
+ */
+static bool check_next(unsigned int num)
+{
+	static const __u64 tickets[] = {
+		0, 1, 5, W46_NEAR_WRAP, W46_NEAR_WRAP + 1, W46_NEAR_WRAP + 2,
+		U64_NEAR_WRAP, U64_NEAR_WRAP + 1,
+	};
+	static const __u32 ids[] = { 0, 1, 0x7fff, ORDSCHED_RING_ID_MASK };
+	unsigned int ti, ii, state, n = 0;
+	__u64 t, w;
+	bool want;
+	int dt;
+
+	for (ti = 0; ti < sizeof(tickets) / sizeof(tickets[0]); ti++)
+		for (ii = 0; ii < sizeof(ids) / sizeof(ids[0]); ii++)
+			for (dt = -3; dt <= 3; dt++)
+				for (state = 0; state < 4; state++) {
+		t = tickets[ti];
+		w = ordsched_ring_word(t + dt + (dt == 3 ? (1ULL << 46) - 3 : 0),
+				       ids[ii], state);
+		want = ordsched_ring_diff(w, t) == 0 &&
+		       (state == ORDSCHED_RING_SLEEPING ||
+			state == ORDSCHED_RING_RETIRED);
+		n++;
+		if (ordsched_ring_next_acts(w, t) != want) {
+			printf("not ok %u - next # word %#llx, ticket %#llx\n",
+			       num, (unsigned long long)w,
+			       (unsigned long long)t);
+			return false;
+		}
+	}
+	printf("ok %u - next # %u words\n", num, n);
+	return true;
+}
+
 static const struct config configs[] = {
 	{ .name = "one.2slots.laps", .slots = 2, .parts = 1,
 	  .prog = { "t0 w0 c0 t0 w0 c0 t0 w0 c0" },
@@ -1338,7 +1377,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!only)
-		printf("1..%zu\n", NCONFIGS + 2);
+		printf("1..%zu\n", NCONFIGS + 3);
 	if (mutant)
 		printf("# mutant %s: some configuration must fail\n",
 		       mutant_names[mutant]);
@@ -1355,6 +1394,8 @@ int main(int argc, char **argv)
 		if (!fuzz_kernel(++num, FUZZ_ROUNDS))
 			failed++;
 	if ((!only || !strcmp(only, "mine")) && !check_mine(++num))
+		failed++;
+	if ((!only || !strcmp(only, "next")) && !check_next(++num))
 		failed++;
 	return failed ? 1 : 0;
 }

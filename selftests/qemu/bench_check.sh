@@ -56,8 +56,8 @@ private_refuses_one_cpu() {
 		work_ns=0 duration_ms=50 loops_per_us=100 2>&1 | grep -q '^commit'
 }
 
-# The library's instructions an item over the spin's: 138 with gcc 12 -O2.
-LIB_INSNS_MAX=160
+# The library's instructions an item over the spin's: 117 with gcc 12 -O2.
+LIB_INSNS_MAX=135
 
 # insns CONTENDER: guest instructions an item at T = 1, W = 0, the slope
 # between a run of 20000 items and one of 60000 (the set-up cancels out).

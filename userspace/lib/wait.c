@@ -215,27 +215,43 @@ static int ioctl_wait(struct ordsched *os, uint64_t ticket,
 }
 
 /*
- * The paths are out of line so that this one, the turn there at once or
- * during the spin, saves no registers: it is most waits with threads <=
- * CPUs. At the turn, the slot says whether the ticket is still ours (0),
- * or why not: retired by another thread of the handle (EALREADY), or
- * never this handle's (EPERM, EINVAL), the kernel's answers. A ticket
- * the tail passed is the sleep path's to answer: ordsched_ring_wait()
- * also looks at the tail.
+ * At the turn, the slot says whether the ticket is still ours (0), or why
+ * not: retired by another thread of the handle (EALREADY), or never this
+ * handle's (EPERM, EINVAL), the kernel's answers. A ticket the tail
+ * passed is the sleep path's to answer: ordsched_ring_wait() also looks
+ * at the tail.
  */
-OS_HOT int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
+static inline int ring_turn(const struct ordsched *os, uint64_t ticket)
 {
-	__u64 w;
+	__u64 w = os_ring_load(ordsched_ring_slot(&os->view, ticket));
 
-	if (!os_ring(os))
-		return ioctl_wait(os, ticket, deadline_ns);
-	if (os_ring_load(os->view.tail) != ticket &&
-	    ring_spin(os, ticket) != ticket)
-		return ring_wait(os, ticket, deadline_ns);
-	w = os_ring_load(ordsched_ring_slot(&os->view, ticket));
 	if (ordsched_ring_mine(w, ticket, os->ring_id))
 		return 0;
 	return ordsched_ring_check(w, ticket, os->ring_id);
+}
+
+/* The turn not there yet: spin, then sleep if it still is not. */
+__attribute__((noinline))
+static int ring_spin_wait(struct ordsched *os, uint64_t ticket,
+			  uint64_t deadline_ns)
+{
+	if (ring_spin(os, ticket) != ticket)
+		return ring_wait(os, ticket, deadline_ns);
+	return ring_turn(os, ticket);
+}
+
+/*
+ * The other paths are out of line, reached by a jump, so that this one,
+ * the turn there at once, needs no stack frame: it is most waits with
+ * threads <= CPUs.
+ */
+OS_HOT int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns)
+{
+	if (!os_ring(os))
+		return ioctl_wait(os, ticket, deadline_ns);
+	if (os_ring_load(os->view.tail) != ticket)
+		return ring_spin_wait(os, ticket, deadline_ns);
+	return ring_turn(os, ticket);
 }
 
 int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
