@@ -1199,6 +1199,21 @@ out:
 #define U64_NEAR_WRAP	(~0ULL - 1)
 #define W46_NEAR_WRAP	((1ULL << 46) - 2)
 
+/* The tickets at the edges, for the word checks below. */
+static const __u64 edge_tickets[] = {
+	0, 1, 5, W46_NEAR_WRAP, W46_NEAR_WRAP + 1, W46_NEAR_WRAP + 2,
+	U64_NEAR_WRAP, U64_NEAR_WRAP + 1,
+};
+
+#define NEDGE	(sizeof(edge_tickets) / sizeof(edge_tickets[0]))
+
+/* A word of the ticket @dt after @t (dt 3: a 2^46 wrap off), owner @id. */
+static __u64 word_near(__u64 t, int dt, __u32 id, unsigned int state)
+{
+	return ordsched_ring_word(t + dt + (dt == 3 ? (1ULL << 46) - 3 : 0),
+				  id, state);
+}
+
 /*
  * ordsched_ring_mine(), the fast paths' test, against
  * ordsched_ring_check() == 0, the exact answer: every word of the tickets
@@ -1207,26 +1222,20 @@ out:
  */
 static bool check_mine(unsigned int num)
 {
-	static const __u64 tickets[] = {
-		0, 1, 5, W46_NEAR_WRAP, W46_NEAR_WRAP + 1, W46_NEAR_WRAP + 2,
-		U64_NEAR_WRAP, U64_NEAR_WRAP + 1,
-	};
 	static const __u32 ids[] = { 1, 2, 0x7fff, ORDSCHED_RING_ID_MASK };
 	unsigned int ti, ii, state, n = 0;
-	__u64 t, wt, w;
-	__u32 id, wid;
+	__u64 t, w;
 	int dt, di;
+	__u32 id;
 
-	for (ti = 0; ti < sizeof(tickets) / sizeof(tickets[0]); ti++)
+	for (ti = 0; ti < NEDGE; ti++)
 		for (ii = 0; ii < sizeof(ids) / sizeof(ids[0]); ii++)
 			for (dt = -3; dt <= 3; dt++)
 				for (di = -2; di <= 2; di++)
 					for (state = 0; state < 4; state++) {
-		t = tickets[ti];
+		t = edge_tickets[ti];
 		id = ids[ii];
-		wt = t + dt + (dt == 3 ? (1ULL << 46) - 3 : 0);
-		wid = (id + di) & ORDSCHED_RING_ID_MASK;
-		w = ordsched_ring_word(wt, wid, state);
+		w = word_near(t, dt, (id + di) & ORDSCHED_RING_ID_MASK, state);
 		n++;
 		if (ordsched_ring_mine(w, t, id) !=
 		    !ordsched_ring_check(w, t, id)) {
@@ -1247,23 +1256,18 @@ static bool check_mine(unsigned int num)
  */
 static bool check_next(unsigned int num)
 {
-	static const __u64 tickets[] = {
-		0, 1, 5, W46_NEAR_WRAP, W46_NEAR_WRAP + 1, W46_NEAR_WRAP + 2,
-		U64_NEAR_WRAP, U64_NEAR_WRAP + 1,
-	};
 	static const __u32 ids[] = { 0, 1, 0x7fff, ORDSCHED_RING_ID_MASK };
 	unsigned int ti, ii, state, n = 0;
 	__u64 t, w;
 	bool want;
 	int dt;
 
-	for (ti = 0; ti < sizeof(tickets) / sizeof(tickets[0]); ti++)
+	for (ti = 0; ti < NEDGE; ti++)
 		for (ii = 0; ii < sizeof(ids) / sizeof(ids[0]); ii++)
 			for (dt = -3; dt <= 3; dt++)
 				for (state = 0; state < 4; state++) {
-		t = tickets[ti];
-		w = ordsched_ring_word(t + dt + (dt == 3 ? (1ULL << 46) - 3 : 0),
-				       ids[ii], state);
+		t = edge_tickets[ti];
+		w = word_near(t, dt, ids[ii], state);
 		want = ordsched_ring_diff(w, t) == 0 &&
 		       (state == ORDSCHED_RING_SLEEPING ||
 			state == ORDSCHED_RING_RETIRED);
