@@ -588,17 +588,6 @@ ordsched_ring_turn_rest(const struct ordsched_ring_view *r, __u32 id,
 }
 
 /*
- * The rest of ordsched_ring_complete() once its tail CAS moved the tail
- * past @t, whose slot held @w: free slot @t, then advance from t + 1.
- * The fast path: the free succeeds, nobody flagged @t, and the word of
- * t + 1 is neither RETIRED (move on) nor SLEEPING (wake: this call moved
- * the tail, race (b)), the only words the advance acts on. If another
- * thread moved the tail further meanwhile, t + 1 was retired, or its
- * owner completed it at its turn and looks past it itself. The head
- * passed t + 1 when t was taken: the advance need not look at the head,
- * which every taker writes.
- */
-/*
  * Is @w, the word of ticket @t's slot, one that the advance acts on once
  * the tail is at @t: SLEEPING (wake its owner) or RETIRED (move on), of
  * any owner? One comparison, the two states differing in their low bit
@@ -612,6 +601,17 @@ static inline bool ordsched_ring_next_acts(__u64 w, __u64 t)
 	return (w | 1) == ordsched_ring_word(t, 0, ORDSCHED_RING_RETIRED);
 }
 
+/*
+ * The rest of ordsched_ring_complete() once its tail CAS moved the tail
+ * past @t, whose slot held @w: free slot @t, then advance from t + 1.
+ * The fast path: the free succeeds, nobody flagged @t, and the word of
+ * t + 1 is neither RETIRED (move on) nor SLEEPING (wake: this call moved
+ * the tail, race (b)), the only words the advance acts on. If another
+ * thread moved the tail further meanwhile, t + 1 was retired, or its
+ * owner completed it at its turn and looks past it itself. The head
+ * passed t + 1 when t was taken: the advance need not look at the head,
+ * which every taker writes.
+ */
 static ORDSCHED_RING_OUTLINE int
 ordsched_ring_turn_passed(const struct ordsched_ring_view *r, __u32 id,
 			  __u64 t, __u64 w, void *ctx)

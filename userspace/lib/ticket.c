@@ -8,16 +8,6 @@
 #include "internal.h"
 
 /*
- * The single-ticket calls are the hot path of every program: on the ring
- * they run the protocol directly, not through the batch calls, and the
- * batch calls and the ioctl path stay out of line. Take, a wait at the
- * turn and complete went from 271 to 178 instructions an item so, to
- * 143 with the fast paths of ring_proto.h, whose other cases are out of
- * line (ORDSCHED_RING_OUTLINE), and to 117 over the benchmark's loop
- * (lackey; 138 before) with no stack frame on take's and wait's fast
- * paths: README.md, the commit benchmark.
- */
-/*
  * A ticket of a pollable handle is flagged as soon as it is taken: see
  * os_ring_flag(). Out of line, as everything past the fast path: what
  * ring_take() calls last it jumps to, and it needs no stack frame.
@@ -26,6 +16,16 @@ __attribute__((noinline))
 static int ring_take_flag(struct ordsched *os, uint64_t ticket)
 {
 	os_ring_flag(os, ticket);
+	return 0;
+}
+
+/* Ticket @t taken: hand it out, flagged if the handle is pollable. */
+static inline int ring_taken(struct ordsched *os, uint64_t *ticket, __u64 t)
+{
+	*ticket = t;
+	/* Pairs with the store in ordsched_fd(): see os_ring_flag(). */
+	if (__atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST))
+		return ring_take_flag(os, t);
 	return 0;
 }
 
@@ -38,23 +38,26 @@ static int ring_take_rest(struct ordsched *os, uint64_t *ticket)
 	ret = ordsched_ring_take_slow(&os->view, os->ring_id, &t);
 	if (ret)
 		return ret;
-	*ticket = t;
-	/* Pairs with the store in ordsched_fd(): see os_ring_flag(). */
-	if (__atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST))
-		return ring_take_flag(os, t);
-	return 0;
+	return ring_taken(os, ticket, t);
 }
 
+/*
+ * The single-ticket calls are the hot path of every program: on the ring
+ * they run the protocol directly, not through the batch calls, and the
+ * batch calls and the ioctl path stay out of line. Take, a wait at the
+ * turn and complete went from 271 to 178 instructions an item so, to
+ * 143 with the fast paths of ring_proto.h, whose other cases are out of
+ * line (ORDSCHED_RING_OUTLINE), and to 117 over the benchmark's loop
+ * (lackey; 138 before) with no stack frame on take's and wait's fast
+ * paths: README.md, the commit benchmark.
+ */
 OS_HOT static int ring_take(struct ordsched *os, uint64_t *ticket)
 {
 	__u64 t;
 
 	if (!ordsched_ring_take_fast(&os->view, os->ring_id, &t))
 		return ring_take_rest(os, ticket);
-	*ticket = t;
-	if (__atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST))
-		return ring_take_flag(os, t);
-	return 0;
+	return ring_taken(os, ticket, t);
 }
 
 int ordsched_take_batch(struct ordsched *os, unsigned int count,
