@@ -138,19 +138,20 @@ static bool spread_one(struct ordsched_spread *sp, unsigned int i)
 
 /*
  * Round robin over the slots until all of them came up empty in a row
- * (false) or the budget is spent with jobs left (true).
+ * (false) or the budget is spent with jobs left (true). *@n counts the
+ * jobs of the whole run, its passes after a kick included.
  */
-static bool spread_pass(struct ordsched_spread *sp)
+static bool spread_pass(struct ordsched_spread *sp, unsigned int *n)
 {
-	unsigned int n = 0, empty = 0;
+	unsigned int empty = 0;
 
 	while (empty < sp->nr_lanes) {
 		if (READ_ONCE(sp->stopping))
 			return false;
-		if (n == sp->budget)
+		if (*n == sp->budget)
 			return true;
 		if (spread_one(sp, sp->turn)) {
-			n++;
+			(*n)++;
 			empty = 0;
 		} else {
 			empty++;
@@ -164,6 +165,7 @@ static void spread_work_fn(struct work_struct *work)
 {
 	struct ordsched_spread *sp = container_of(work, struct ordsched_spread,
 						  work);
+	unsigned int n = 0;
 	int missed;
 
 	this_cpu_inc(sp->stats->runs);
@@ -174,7 +176,7 @@ static void spread_work_fn(struct work_struct *work)
 	 */
 	missed = atomic_read_acquire(&sp->wip);
 	for (;;) {
-		if (spread_pass(sp)) {
+		if (spread_pass(sp, &n)) {
 			/* wip stays non-zero: no other run is scheduled. */
 			this_cpu_inc(sp->stats->requeues);
 			queue_work(sp->wq, &sp->work);

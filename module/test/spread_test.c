@@ -306,6 +306,87 @@ out:
 	sp_test_free(st);
 }
 
+/*
+ * A producer that kicks each time it answers dry, then has a group again:
+ * the passes of one run after those kicks share its budget.
+ */
+struct sp_kicker {
+	struct ordsched_spread *sp;
+	u32 calls, made, jobs;
+};
+
+#define SP_KICKER_GROUPS	10
+#define SP_KICKER_JOBS		3
+
+static struct ordsched_spread_group *sp_kicker_pull(void *priv)
+{
+	struct sp_kicker *k = priv;
+	struct sp_group *g;
+	u32 i;
+
+	if (k->made == SP_KICKER_GROUPS)
+		return NULL;
+	if (k->calls++ % 2) {
+		ordsched_spread_kick(k->sp);
+		return NULL;
+	}
+	g = kzalloc(struct_size(g, jobs, SP_KICKER_JOBS), GFP_KERNEL);
+	if (!g)
+		return NULL;
+	g->id = k->made++;
+	g->n = SP_KICKER_JOBS;
+	ordsched_spread_group_init(&g->group);
+	for (i = 0; i < g->n; i++)
+		ordsched_spread_group_add(&g->group, &g->jobs[i].job);
+	return &g->group;
+}
+
+static void sp_kicker_dispatch(void *priv, struct ordsched_spread_job *job)
+{
+	((struct sp_kicker *)priv)->jobs++;
+}
+
+static void sp_kicker_release(void *priv, struct ordsched_spread_group *group)
+{
+	kfree(container_of(group, struct sp_group, group));
+}
+
+static const struct ordsched_spread_ops sp_kicker_ops = {
+	.pull = sp_kicker_pull,
+	.dispatch = sp_kicker_dispatch,
+	.release = sp_kicker_release,
+};
+
+/*
+ * "@budget: most jobs one run dispatches before it requeues itself",
+ * also when the producer kicks during the run: one lane, a budget of 4,
+ * groups of 3 with a dry answer and a kick between them. A run that
+ * started its count afresh at each kick dispatched all 30 jobs.
+ */
+static void budget_spans_kicks(struct ktest *t)
+{
+	struct sp_kicker k = {};
+	struct ordsched_spread_params p = {
+		.name = "kicker", .ops = &sp_kicker_ops, .priv = &k,
+		.lanes = 1, .budget = 4,
+	};
+	struct ordsched_spread_stats stats;
+
+	k.sp = ordsched_spread_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(k.sp)))
+		return;
+	ordsched_spread_kick(k.sp);
+	KT_EXPECT_EQ(t, ordsched_spread_flush(k.sp), 0);
+	ordsched_spread_get_stats(k.sp, &stats);
+	KT_EXPECT_EQ(t, k.jobs, SP_KICKER_GROUPS * SP_KICKER_JOBS);
+	KT_EXPECT_EQ(t, stats.jobs, k.jobs);
+	KT_EXPECT(t, stats.jobs <= stats.runs * p.budget);
+	KT_EXPECT(t, stats.requeues > 0);
+	ktest_diag(t, "%llu jobs in %llu runs, %llu requeues",
+		   stats.jobs, stats.runs, stats.requeues);
+	ordsched_spread_destroy(k.sp);
+}
+
 static void bad_params(struct ktest *t)
 {
 	struct ordsched_spread_ops no_pull = { .dispatch = sp_dispatch,
@@ -325,6 +406,7 @@ static const struct ktest_case spread_cases[] = {
 	KT_CASE(spacing_f4),
 	KT_CASE(spacing_f7_budget),
 	KT_CASE(destroy_in_flight),
+	KT_CASE(budget_spans_kicks),
 	KT_END
 };
 
