@@ -164,7 +164,7 @@ static void stream_drain_fn(struct work_struct *work)
 						      drain);
 	struct ordsched_stream_set *set = stream->set;
 	struct ordsched_stream_item *item;
-	unsigned int n = 0;
+	unsigned int n = 0, counted = 0;
 	bool more;
 	int missed;
 
@@ -182,10 +182,16 @@ static void stream_drain_fn(struct work_struct *work)
 			n++;
 			continue;
 		}
+		/*
+		 * Counted before the stream may go idle: the stats are
+		 * exact once it is (stream.h).
+		 */
+		this_cpu_add(set->stats->ran, n - counted);
+		counted = n;
 		if (more) {
 			/* wip stays non-zero: we are still the one drain. */
-			queue_work(set->wq, &stream->drain);
 			this_cpu_inc(set->stats->requeues);
+			queue_work(set->wq, &stream->drain);
 			break;
 		}
 		/*
@@ -200,7 +206,6 @@ static void stream_drain_fn(struct work_struct *work)
 			break;
 		this_cpu_inc(set->stats->rechecks);
 	}
-	this_cpu_add(set->stats->ran, n);
 	trace_ordsched_stream_drain(set->inst.id, stream, n, more);
 }
 
@@ -232,18 +237,20 @@ static bool stream_queue(struct ordsched_stream *stream,
 	raw_spin_lock_irqsave(&stream->lock, flags);
 	stream_item_debug_activate(stream, item, track);
 	list_add_tail(&item->node, &stream->items);
-	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	this_cpu_inc(set->stats->queued);
 	trace_ordsched_stream_queue(set->inst.id, stream, item);
-
 	/*
 	 * Fully ordered, after the item was added. Pairs with the acquire
-	 * and the atomic_sub_return() in stream_drain_fn().
+	 * and the atomic_sub_return() in stream_drain_fn(). Under the lock,
+	 * as everything here that touches the stream: the item cannot start
+	 * before we unlock, and once it has, its function may end the
+	 * stream's life (destroy, free) while we would still be in here.
 	 */
 	if (atomic_inc_return(&stream->wip) == 1) {
 		this_cpu_inc(set->stats->drains);
 		queue_work(set->wq, &stream->drain);
 	}
+	raw_spin_unlock_irqrestore(&stream->lock, flags);
 	return true;
 }
 
@@ -271,9 +278,12 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 	raw_spin_lock_irqsave(&stream->lock, flags);
 	/*
 	 * Ours and on our list. Claimed but not on it yet: the queueing
-	 * has not taken our lock, and comes after this cancel.
+	 * has not taken our lock, and comes after this cancel. The acquire
+	 * pairs with the claim's cmpxchg, which read the release of the
+	 * item's last start: its unlinking from the list it was on then is
+	 * seen below, not a stale link into another stream's list.
 	 */
-	removed = READ_ONCE(item->stream) == stream &&
+	removed = smp_load_acquire(&item->stream) == stream &&
 		  !list_empty(&item->node);
 	if (removed) {
 		list_del_init(&item->node);

@@ -701,7 +701,11 @@ static void flush_waits(struct ktest *t)
 	kfree(stream);
 }
 
-/* The per-stream cost: a few dozen bytes, no thread, no workqueue. */
+/*
+ * The per-stream cost: a few dozen bytes, no thread, no workqueue.
+ * stream.h: "64 bytes on x86-64 without lock debugging, plus 32 per
+ * queued item (in the caller's item; 40 with debug objects)".
+ */
 static void stream_size(struct ktest *t)
 {
 	ktest_diag(t, "a stream takes %zu bytes, an item %zu",
@@ -710,6 +714,9 @@ static void stream_size(struct ktest *t)
 	/* Lock debugging makes spinlocks and work items much larger. */
 	if (!IS_ENABLED(CONFIG_DEBUG_SPINLOCK) && !IS_ENABLED(CONFIG_LOCKDEP))
 		KT_EXPECT(t, sizeof(struct ordsched_stream) <= 64);
+	if (IS_ENABLED(CONFIG_X86_64))
+		KT_EXPECT_EQ(t, sizeof(struct ordsched_stream_item),
+			     IS_ENABLED(CONFIG_DEBUG_OBJECTS) ? 40 : 32);
 }
 
 /*

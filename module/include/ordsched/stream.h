@@ -82,8 +82,8 @@ struct ordsched_stream_item {
  * All fields are private to ordsched. Initialize with
  * ordsched_stream_init(), tear down with ordsched_stream_destroy().
  * The whole per-stream cost is this structure: 64 bytes on x86-64
- * without lock debugging, plus 24 per queued item (in the caller's item;
- * 32 with debug objects).
+ * without lock debugging, plus 32 per queued item (in the caller's item;
+ * 40 with debug objects).
  */
 struct ordsched_stream {
 	/* Guards @items; raw, as queueing comes from hard irqs even on RT. */
@@ -115,8 +115,9 @@ struct ordsched_stream_set_params {
  * @cancelled: items removed by ordsched_stream_cancel()
  * @drains: drains scheduled (a stream went from idle to busy)
  * @requeues: drains that used up the budget and requeued themselves
- * @rechecks: drains that found new items after emptying their stream
- *	(the race between the last item and a new queueing, won by the drain)
+ * @rechecks: times a drain that had found its stream empty looked again,
+ *	queueings having come in while it ran (the race between the last
+ *	item and a new queueing, won by the drain); it may find them run
  */
 struct ordsched_stream_stats {
 	u64 queued;
