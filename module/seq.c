@@ -304,21 +304,30 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 
 	struct seq_slot *slot = seq_slot(seq, t);
 	s64 empty = slot_state(t, SLOT_EMPTY), old;
-	/* Before the hand-in the tail cannot pass t: depth is >= 0. */
-	u64 depth = t - (u64)atomic64_read(&seq->tail);
+	u64 tail, depth;
 
 	/* Bottom halves are disabled below: never with interrupts off. */
 	lockdep_assert_irqs_enabled();
 	local_bh_disable();
 	/*
+	 * Before the hand-in the tail cannot pass t: depth is >= 0 for a
+	 * ticket taken, and read as late as can be, for @peak_depth.
+	 */
+	tail = atomic64_read(&seq->tail);
+	depth = t - tail;
+	/*
 	 * A ticket never taken has a free slot too, if it is in the
-	 * window: only the head tells. A ticket handed in before has a
-	 * slot that is neither free nor abandoned: refuse it before
-	 * ->item is written, or the item of the first hand-in would be
-	 * lost (or replaced by NULL, for a cancel).
+	 * window, and so has one 2^62 tickets away, as a slot's state
+	 * keeps the ticket's low 62 bits only: only head and tail tell.
+	 * A taken ticket not handed in is at or past any tail read (the
+	 * tail cannot pass it) and before any head read after its taking.
+	 * A ticket handed in before has a slot that is neither free nor
+	 * abandoned: refuse it before ->item is written, or the item of
+	 * the first hand-in would be lost (or replaced by NULL, for a
+	 * cancel).
 	 */
 	old = atomic64_read(&slot->state);
-	if ((s64)(t - (u64)atomic64_read(&seq->head)) >= 0 ||
+	if (depth >= (u64)atomic64_read(&seq->head) - tail ||
 	    (old != empty && old != slot_state(t, SLOT_ABANDONED)))
 		goto refuse;
 	/* Counted before the hand-in can let a destroy finish. */
@@ -422,7 +431,12 @@ static noinline __noclone u64 seq_taker_tail(struct ordsched_seq *seq)
 	return atomic64_read_acquire(&seq->tail);
 }
 
-int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
+/*
+ * ordsched_seq_tickets(); a refusal counts in @overflows only if @count:
+ * not the tries of a caller that waits for room.
+ */
+static int seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first,
+		       bool count)
 {
 	s64 head;
 
@@ -446,7 +460,8 @@ int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
 			continue;
 		}
 		if ((u64)head - tail > seq_size(seq) - n) {
-			this_cpu_inc(seq->stats->overflows);
+			if (count)
+				this_cpu_inc(seq->stats->overflows);
 			return -EAGAIN;
 		}
 		if (atomic64_try_cmpxchg(&seq->head, &head, head + n))
@@ -458,6 +473,11 @@ int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
 	*first = head;
 	return 0;
 }
+
+int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first)
+{
+	return seq_tickets(seq, n, first, true);
+}
 EXPORT_SYMBOL_GPL(ordsched_seq_tickets);
 
 int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
@@ -467,7 +487,7 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
 
 	might_sleep();
 	for (;;) {
-		ret = ordsched_seq_tickets(seq, n, first);
+		ret = seq_tickets(seq, n, first, false);
 		if (ret != -EAGAIN)
 			return ret;
 		/* Woken by seq_drain() whenever the tail has moved. */

@@ -473,10 +473,13 @@ static int sq_tickets_wait(void *data)
 
 /*
  * seq.h "ordsched_seq_tickets_wait() sleeps for room instead" (of
- * failing with -EAGAIN), and then hands out the next ticket.
+ * failing with -EAGAIN), and then hands out the next ticket; @overflows
+ * "ticket requests refused because the window was full": a wait that got
+ * its ticket was refused nothing.
  */
 static void seq_tickets_wait_sleeps_for_room(struct ktest *t)
 {
+	struct ordsched_seq_stats st;
 	struct sq_wait w = {};
 	struct async *a;
 	u64 first = 0;
@@ -492,6 +495,8 @@ static void seq_tickets_wait_sleeps_for_room(struct ktest *t)
 		KT_EXPECT(t, ordsched_seq_cancel(w.seq, first));
 		KT_EXPECT_EQ(t, async_end(t, a), 0);
 		KT_EXPECT_EQ(t, w.ticket, first + 4);
+		ordsched_seq_get_stats(w.seq, &st);
+		KT_EXPECT_EQ(t, st.overflows, 0);
 	}
 	for (i = 1; i <= 4; i++)
 		ordsched_seq_cancel(w.seq, first + i);

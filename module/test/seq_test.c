@@ -758,6 +758,41 @@ out:
 	kfree(l);
 }
 
+/*
+ * A slot's state keeps a ticket's low 62 bits: a ticket 2^62 before one
+ * in the window looks like it to the slot. Never taken, it is refused
+ * (one WARN), runs nothing and moves nothing: in a sequencer whose first
+ * ticket is 2^62, ticket 0 was accepted, ran in ticket 2^62's place and
+ * left the tail past the head, so that no ticket could be taken again and
+ * destroy waited for ever.
+ */
+static void queue_far_alias_refused(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .first_ticket = BIT_ULL(62) };
+	struct ordsched_seq *seq = ordsched_seq_create(&p);
+	struct log *l = log_alloc();
+	u64 tk;
+
+	if (!KT_EXPECT(t, !IS_ERR(seq) && l))
+		goto out;
+	KT_EXPECT(t, !ordsched_seq_queue(seq, 0, &l->items[0].item));
+	KT_EXPECT(t, !ordsched_seq_cancel(seq, 1));
+	KT_EXPECT_EQ(t, l->len, 0);
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), BIT_ULL(62));
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 2, &tk), 0);
+	KT_EXPECT_EQ(t, tk, BIT_ULL(62));
+	/* The alias of a parked ticket: its item stays, and runs. */
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk + 1, &l->items[1].item));
+	KT_EXPECT(t, !ordsched_seq_queue(seq, tk + 1 - BIT_ULL(62),
+					 &l->items[2].item));
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk, &l->items[3].item));
+	KT_EXPECT_EQ(t, l->len, 2);
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), tk + 2);
+out:
+	ordsched_seq_destroy(seq);
+	kfree(l);
+}
+
 /* As log_item_fn(), with the ticket marked: which item ran, not only when. */
 static void log_item_marked_fn(struct ordsched_seq_item *item, u64 ticket)
 {
@@ -821,6 +856,7 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(destroy_drains),
 	KT_CASE(stale_head),
 	KT_CASE_WARNS(queue_twice_warns),
+	KT_CASE_WARNS(queue_far_alias_refused),
 	KT_CASE_WARNS(misuse_keeps_parked_item),
 	KT_END
 };

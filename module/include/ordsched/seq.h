@@ -83,7 +83,9 @@ struct ordsched_seq_params {
  * struct ordsched_seq_stats - what a sequencer has done
  * @tickets: tickets handed out
  * @parked: items and cancellations parked for a later turn
- * @peak_depth: the farthest ahead of the tail an item was parked
+ * @peak_depth: the farthest ahead of the tail an item or a cancellation
+ *	was parked, the tail as read by the hand-in (a tail that moved on
+ *	meanwhile makes it larger than the distance at the parking)
  * @inline_drains: drains run by the thread that completed the tail
  * @inline_runs: items and cancellations those drains went through
  * @handoffs: drains that reached the budget and handed over to a worker
@@ -173,7 +175,8 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
  * Return: true; false if @ticket was handed in before or never taken
  * (the first such call since boot warns), or, on a kernel with debug
  * objects, if @item is still parked for another ticket (@ticket is then
- * cancelled): bugs in the caller.
+ * cancelled): bugs in the caller. Two hand-ins of one ticket at once
+ * (queue or cancel, from two threads) are a bug that is not caught.
  */
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
 			struct ordsched_seq_item *item);
@@ -190,7 +193,8 @@ bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
  * Return: true; false if @ticket was handed in before or never taken
- * (the first such call since boot warns), a bug in the caller.
+ * (the first such call since boot warns), a bug in the caller; as for
+ * ordsched_seq_queue(), two hand-ins of one ticket at once are not caught.
  */
 bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket);
 
