@@ -178,7 +178,13 @@ static void pipeline_parallel(struct work_struct *work)
 static bool pipeline_cancel(struct ordsched_pipeline *pl,
 			    struct ordsched_job *job, bool defer)
 {
-	if (!cancel_work(&job->work))
+	/*
+	 * Not pending: not queued yet, or started. cancel_work() would
+	 * take the PENDING bit of the idle work for a moment, and a
+	 * queueing of the job under way (pipeline_start()) that came then
+	 * would find it set and queue nothing: a job queued and never run.
+	 */
+	if (!work_pending(&job->work) || !cancel_work(&job->work))
 		return false;
 	pipeline_job_debug_done(job);
 	this_cpu_inc(pl->stats->cancelled);
