@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/ordsched.h>
 #include <uapi/linux/ordsched_ring.h>
@@ -117,6 +118,28 @@ static int ordsched_ioc_take(struct ordsched_handle *h, void __user *uarg)
 	return 0;
 }
 
+/*
+ * A deadline is on the caller's CLOCK_MONOTONIC, which in a time
+ * namespace runs ahead of (or behind) the host's by the namespace's
+ * offset, as clock_nanosleep() and futex deadlines do: the domain compares
+ * it with the host's. ORDSCHED_NO_DEADLINE stays itself; a deadline before
+ * the host's boot is past, one past 2^64 ns of the host's never comes.
+ */
+static u64 ordsched_deadline_to_host(u64 deadline)
+{
+	struct timespec64 off = {};
+	s64 ns;
+
+	if (deadline == ORDSCHED_NO_DEADLINE)
+		return deadline;
+	timens_add_monotonic(&off);
+	ns = timespec64_to_ns(&off);
+	if (ns >= 0)
+		return deadline > (u64)ns ? deadline - ns : 0;
+	return deadline < ORDSCHED_NO_DEADLINE + ns ? deadline - ns :
+	       ORDSCHED_NO_DEADLINE;
+}
+
 static int ordsched_ioc_wait(struct ordsched_handle *h, void __user *uarg)
 {
 	struct ordsched_wait wait;
@@ -125,7 +148,8 @@ static int ordsched_ioc_wait(struct ordsched_handle *h, void __user *uarg)
 		return -EFAULT;
 	if (wait.flags || wait.pad)
 		return -EINVAL;
-	return ordsched_domain_wait(h, wait.ticket, wait.deadline_ns);
+	return ordsched_domain_wait(h, wait.ticket,
+				    ordsched_deadline_to_host(wait.deadline_ns));
 }
 
 static int ordsched_ioc_retire(struct ordsched_handle *h, void __user *uarg,
@@ -174,7 +198,8 @@ static int ordsched_ioc_complete_wait(struct ordsched_handle *h,
 	}
 	if (cw.next == ORDSCHED_NO_TICKET)
 		return 0;
-	return ordsched_domain_wait(h, cw.next, cw.deadline_ns);
+	return ordsched_domain_wait(h, cw.next,
+				    ordsched_deadline_to_host(cw.deadline_ns));
 }
 
 static int ordsched_ioc_new_handle(struct ordsched_handle *h,
@@ -260,7 +285,8 @@ static int ordsched_ioc_ring_wait(struct ordsched_handle *h, void __user *uarg)
 		return -EINVAL;
 	if (!ordsched_domain_is_ring(h->dom))
 		return -EINVAL;
-	return ordsched_ring_dom_sleep(h, wait.ticket, wait.deadline_ns);
+	return ordsched_ring_dom_sleep(h, wait.ticket,
+				       ordsched_deadline_to_host(wait.deadline_ns));
 }
 
 static int ordsched_ioc_ring_wake(struct ordsched_handle *h, void __user *uarg)

@@ -13,8 +13,10 @@
  * The participants run module/ring_proto.h, the protocol the library
  * will run, with C11 seq_cst atomics as it asks.
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1452,6 +1454,109 @@ TEST(forged_wake_storm)
 	ring_close(&a);
 	close(fb);
 	close(fa);
+}
+
+/*
+ * uapi: a deadline is an "absolute CLOCK_MONOTONIC deadline", the
+ * caller's, in a time namespace too (as for clock_nanosleep() and futex).
+ * The checks of a process whose CLOCK_MONOTONIC is @offset_s seconds off
+ * the host's: WAIT, COMPLETE_WAIT and RING_WAIT time out 100 ms after the
+ * call, on its clock. Taken as the host's, the deadline came an hour late
+ * (+3600: the alarm ends it) or had passed already (-1: ETIMEDOUT at once).
+ * Exit status: 0, or the number of the check that failed.
+ */
+static int timens_checks(void)
+{
+	struct ring a, b;
+	__u64 t, t0, dt;
+	int fa, fb, i, ret;
+
+	alarm(10);
+	fa = dev_open();
+	fb = fa < 0 ? -1 : dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	if (fb < 0 || dev_take(fa, 1, &t) || dev_take(fb, 1, &t) || t != 1)
+		return 1;
+	for (i = 0; i < 3; i++) {
+		t0 = now_ns();
+		if (i == 0)
+			ret = dev_wait(fb, 1, t0 + 100 * MS);
+		else if (i == 1)
+			ret = dev_complete_wait(fb, ORDSCHED_NO_TICKET, 1,
+						t0 + 100 * MS);
+		else
+			ret = ring_wait_raw(b.fd, 1, t0 + 100 * MS);
+		dt = now_ns() - t0;
+		if (ret != -ETIMEDOUT || dt < 100 * MS || dt > 5 * SEC)
+			return 10 + i;
+		if (i == 1) {
+			/* The same in a ring domain. */
+			close(fb);
+			close(fa);
+			fa = dev_open();
+			if (fa < 0 || ring_open(fa, &a))
+				return 2;
+			fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+			if (fb < 0 || ring_open(fb, &b) ||
+			    ordsched_ring_take(&a.v, a.id, &t) ||
+			    ordsched_ring_take(&b.v, b.id, &t) || t != 1)
+				return 3;
+		}
+	}
+	return 0;
+}
+
+/*
+ * timens_checks() in a child whose CLOCK_MONOTONIC is @offset_s off:
+ * its exit status; 100 + the signal that ended it; 150 if the offset
+ * could not be set; -errno if there is no time namespace to make.
+ */
+static int in_time_namespace(long offset_s)
+{
+	char line[64];
+	int status, fd, len;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWTIME))
+		return -errno;
+	fd = open("/proc/self/timens_offsets", O_WRONLY);
+	if (fd < 0)
+		return 150;
+	len = snprintf(line, sizeof(line), "monotonic %ld 0", offset_s);
+	if (write(fd, line, len) != len)
+		return 150;
+	close(fd);
+	pid = fork();
+	if (pid < 0)
+		return 150;
+	if (!pid)
+		_exit(timens_checks());
+	if (waitpid(pid, &status, 0) != pid)
+		return 150;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+TEST(deadline_in_a_time_namespace)
+{
+	long offsets[] = { 3600, -1 };
+	int i, ret, status;
+	pid_t pid;
+
+	for (i = 0; i < 2; i++) {
+		/* unshare() changes the namespace of our children for good. */
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			ret = in_time_namespace(offsets[i]);
+			_exit(ret < 0 ? 200 : ret);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 200)
+			SKIP(return, "no time namespace here");
+		EXPECT_EQ(0, WEXITSTATUS(status))
+			TH_LOG("offset %ld s: check %d failed", offsets[i],
+			       WEXITSTATUS(status));
+	}
 }
 
 TEST_HARNESS_MAIN
