@@ -247,16 +247,17 @@ static void domain_wake_range(struct ordsched_domain *dom, u64 t, u32 count,
  * @w: the waiter, its ticket and task set; not queued (never, or
  *	dequeued by a waker since: then marked woken)
  *
- * Clears @w->woken: a waker dequeues and marks it again. A waiter a waker
- * dequeued was let in when its wait began, and its wait goes on: it is
- * queued again whatever the limits, so that a wait is refused only when
- * it begins, not after it slept. Only a wake-up that neither ends the
- * wait nor is ahead of the turn dequeues such a waiter (a RING_WAKE of a
- * ticket not yet at the tail), so the limits are passed only then.
+ * Clears @w->woken: a waker dequeues and marks it again. A new waiter is
+ * let in within the limits and counted in them until its wait returns
+ * (ordsched_domain_leave_waiter()), queued or not: a waiter a waker
+ * dequeued (a RING_WAKE of a ticket not yet at the tail, say) is queued
+ * again as it was let in, and the limits hold the threads in waits, not
+ * only those in the buckets. A wait is refused only when it begins, not
+ * after it slept.
  *
  * Context: the domain lock held.
  * Return: 0, or -EBUSY when @w is new and @h or its domain has as many
- * sleeping threads as allowed.
+ * threads in waits as allowed.
  */
 int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 				 struct domain_waiter *w)
@@ -264,11 +265,14 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 	struct ordsched_domain *dom = h->dom;
 
 	lockdep_assert_held(&dom->lock);
-	if (!w->woken && (h->waiting >= ORDSCHED_MAX_WAITERS_HANDLE ||
-			  dom->waiting >= ORDSCHED_MAX_WAITERS_DOMAIN))
-		return -EBUSY;
-	h->waiting++;
-	dom->waiting++;
+	if (!w->counted) {
+		if (atomic_read(&h->waiting) >= ORDSCHED_MAX_WAITERS_HANDLE ||
+		    atomic_read(&dom->waiting) >= ORDSCHED_MAX_WAITERS_DOMAIN)
+			return -EBUSY;
+		atomic_inc(&h->waiting);
+		atomic_inc(&dom->waiting);
+		w->counted = true;
+	}
 	w->h = h;
 	w->woken = false;
 	list_add_tail(&w->node, &dom->waiters[w->ticket % DOMAIN_BUCKETS]);
@@ -287,8 +291,23 @@ void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
 {
 	lockdep_assert_held(&h->dom->lock);
 	list_del(&w->node);
-	h->waiting--;
-	h->dom->waiting--;
+}
+
+/**
+ * ordsched_domain_leave_waiter() - a wait let in returns
+ * @h: the handle
+ * @w: the waiter, not queued (dequeued by its thread or by a waker)
+ *
+ * Context: with or without the domain lock.
+ */
+void ordsched_domain_leave_waiter(struct ordsched_handle *h,
+				  struct domain_waiter *w)
+{
+	if (!w->counted)
+		return;
+	w->counted = false;
+	atomic_dec(&h->waiting);
+	atomic_dec(&h->dom->waiting);
 }
 
 /* Ticket @t, which a handle holds, has just become the tail. */
@@ -554,6 +573,7 @@ static int domain_sleep(struct ordsched_domain *dom, struct ordsched_handle *h,
 	}
 	if (!w.woken)
 		ordsched_domain_dequeue_waiter(h, &w);
+	ordsched_domain_leave_waiter(h, &w);
 	return ret;
 }
 

@@ -97,8 +97,12 @@ struct ordsched_domain {
 	refcount_t ref;
 	struct domain_counters stats;
 	struct list_head waiters[DOMAIN_BUCKETS];
-	/* Threads in the buckets, at most ORDSCHED_MAX_WAITERS_DOMAIN. */
-	unsigned int waiting;
+	/*
+	 * Threads in a wait that was let in, from then until it returns,
+	 * at most ORDSCHED_MAX_WAITERS_DOMAIN; so many at most are in the
+	 * buckets. Raised under the lock, lowered with or without it.
+	 */
+	atomic_t waiting;
 	struct page *status_page;
 	struct ordsched_status *status;
 	/* Unique among live domains (domain.c); the opener's comm. */
@@ -108,9 +112,10 @@ struct ordsched_domain {
 
 struct ordsched_handle {
 	struct ordsched_domain *dom;
-	/* Tickets held and taken, sleeping threads; under dom->lock. */
+	/* Tickets held and taken; under dom->lock. */
 	u32 held;
-	u32 waiting;
+	/* As the domain's @waiting, for this handle's waits. */
+	atomic_t waiting;
 	u64 taken;
 	/* The handle's id in the ring, 0 until it needs one; set once. */
 	u32 ring_id;
@@ -130,6 +135,8 @@ struct domain_waiter {
 	struct ordsched_handle *h;
 	u64 ticket;
 	bool woken;
+	/* Let in: counted in the limits until ordsched_domain_leave_waiter(). */
+	bool counted;
 };
 
 static inline bool ordsched_domain_is_ring(struct ordsched_domain *dom)
@@ -159,6 +166,8 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 				 struct domain_waiter *w);
 void ordsched_domain_dequeue_waiter(struct ordsched_handle *h,
 				    struct domain_waiter *w);
+void ordsched_domain_leave_waiter(struct ordsched_handle *h,
+				  struct domain_waiter *w);
 bool ordsched_domain_deadline_passed(u64 deadline_ns);
 void ordsched_domain_schedule(u64 deadline_ns);
 /*

@@ -477,6 +477,7 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 		if (ret != -EAGAIN) {
 			__set_current_state(TASK_RUNNING);
 			ordsched_domain_dequeue_waiter(h, &w);
+			ordsched_domain_leave_waiter(h, &w);
 			spin_unlock(&dom->lock);
 			return ret;
 		}
@@ -505,14 +506,17 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
 		/* Pairs with the waker's release: @w is unlinked, and ours. */
 		if (smp_load_acquire(&w.woken)) {
 			ret = ordsched_ring_wait_check(&r, id, t);
-			if (ret != -EAGAIN)
+			if (ret != -EAGAIN) {
+				ordsched_domain_leave_waiter(h, &w);
 				return ret;
+			}
 		}
 	}
 	__set_current_state(TASK_RUNNING);
 	spin_lock(&dom->lock);
 	if (!w.woken)
 		ordsched_domain_dequeue_waiter(h, &w);
+	ordsched_domain_leave_waiter(h, &w);
 	if (ret == -ETIMEDOUT)
 		dom->stats.timeouts++;
 	else
