@@ -228,7 +228,8 @@ struct ordsched_new_handle {
  * @interrupts: out: waits interrupted by a signal
  * @full: out: take commands answered EAGAIN
  * @held: out: tickets this handle holds
- * @handle_taken: out: tickets this handle took
+ * @handle_taken: out: tickets this handle took (in a ring domain, with
+ *	ORDSCHED_IOC_TAKE only: see <linux/ordsched_ring.h>)
  * @deferred: out: runs of a ring domain's deferred advance: a release or
  *	a retirement moved the tail as far as its budget allowed and left
  *	the rest to a work item (ORDSCHED_FEAT_RING; 0 in other domains)

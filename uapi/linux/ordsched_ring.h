@@ -35,13 +35,15 @@
  *    handle's id; it is woken by ORDSCHED_IOC_RING_WAKE for a ticket the
  *    handle owns: flag the slot SLEEPING before polling for it.
  *  - ORDSCHED_IOC_STATS reports the tail, the head and the handle's held
- *    tickets as the page says; taken, completed and trashed count only
- *    the commands, released the slots the kernel found owned by a
- *    released handle, and waits, wakeups, timeouts and interrupts those
- *    of the kernel's sleeps (ORDSCHED_IOC_WAIT and _RING_WAIT); deferred
- *    the runs of the work item that goes on moving the tail when a
- *    release or a retirement ran out of its budget (a fixed number of
- *    slots, a fraction of the window).
+ *    tickets as the page says; taken, completed, trashed and
+ *    handle_taken count only the commands, released the tickets of a
+ *    released handle that the kernel trashed (the slots it owned that the
+ *    tail had not passed; not a ticket completed at its turn whose slot
+ *    its completer had not freed yet), and waits, wakeups, timeouts and
+ *    interrupts those of the kernel's sleeps (ORDSCHED_IOC_WAIT and
+ *    _RING_WAIT); deferred the runs of the work item that goes on moving
+ *    the tail when a release or a retirement ran out of its budget (a
+ *    fixed number of slots, a fraction of the window).
  *  - ORDSCHED_IOC_RING_WAIT and _RING_WAKE in a domain without a ring:
  *    EINVAL.
  *
