@@ -62,11 +62,29 @@ struct sp_test {
 	u64 total;
 };
 
+/* Group @id of @n jobs, each job knowing its group; NULL without memory. */
+static struct sp_group *sp_group_alloc(u32 id, u32 n)
+{
+	struct sp_group *g = kzalloc(struct_size(g, jobs, n), GFP_KERNEL);
+	u32 i;
+
+	if (!g)
+		return NULL;
+	g->id = id;
+	g->n = n;
+	ordsched_spread_group_init(&g->group);
+	for (i = 0; i < n; i++) {
+		g->jobs[i].g = g;
+		ordsched_spread_group_add(&g->group, &g->jobs[i].job);
+	}
+	return g;
+}
+
 static struct ordsched_spread_group *sp_pull(void *priv)
 {
 	struct sp_test *st = priv;
 	struct sp_group *g;
-	u32 i, n;
+	u32 n;
 
 	st->late += !!READ_ONCE(st->by_destroyer);
 	if (!st->endless && st->next == st->allow) {
@@ -76,16 +94,10 @@ static struct ordsched_spread_group *sp_pull(void *priv)
 		return NULL;
 	}
 	n = st->endless ? 10 : st->sizes[st->next];
-	g = kzalloc(struct_size(g, jobs, n), GFP_KERNEL);
+	g = sp_group_alloc(st->next, n);
 	if (!g)
 		return NULL;
-	g->id = st->next++;
-	g->n = n;
-	ordsched_spread_group_init(&g->group);
-	for (i = 0; i < n; i++) {
-		g->jobs[i].g = g;
-		ordsched_spread_group_add(&g->group, &g->jobs[i].job);
-	}
+	st->next++;
 	st->total += n;
 	st->peak = max(st->peak, ++st->live);
 	return &g->group;
@@ -322,7 +334,6 @@ static struct ordsched_spread_group *sp_kicker_pull(void *priv)
 {
 	struct sp_kicker *k = priv;
 	struct sp_group *g;
-	u32 i;
 
 	if (k->made == SP_KICKER_GROUPS)
 		return NULL;
@@ -330,14 +341,10 @@ static struct ordsched_spread_group *sp_kicker_pull(void *priv)
 		ordsched_spread_kick(k->sp);
 		return NULL;
 	}
-	g = kzalloc(struct_size(g, jobs, SP_KICKER_JOBS), GFP_KERNEL);
+	g = sp_group_alloc(k->made, SP_KICKER_JOBS);
 	if (!g)
 		return NULL;
-	g->id = k->made++;
-	g->n = SP_KICKER_JOBS;
-	ordsched_spread_group_init(&g->group);
-	for (i = 0; i < g->n; i++)
-		ordsched_spread_group_add(&g->group, &g->jobs[i].job);
+	k->made++;
 	return &g->group;
 }
 
