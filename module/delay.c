@@ -1501,12 +1501,17 @@ static void delay_run(struct ordsched_delay_task *task)
 			return;
 		}
 		if (!d->stopped) {
-			/* In the place its move took: see delay_move(). */
-			delay_unlock(d, base,
-				     __delay_insert(d, task, task->seq,
-						    task->deadline,
-						    task->slack, &base),
-				     flags);
+			u64 next;
+
+			/*
+			 * In the place its move took: see delay_move(). The
+			 * insert may move us to another lock (@base): its
+			 * own statement, not an argument beside @base.
+			 */
+			next = __delay_insert(d, task, task->seq,
+					      task->deadline, task->slack,
+					      &base);
+			delay_unlock(d, base, next, flags);
 			return;
 		}
 		cancel = !d->run_now;
