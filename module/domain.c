@@ -280,9 +280,11 @@ int ordsched_domain_queue_waiter(struct ordsched_handle *h,
 }
 
 /**
- * ordsched_domain_dequeue_waiter() - undo ordsched_domain_queue_waiter()
+ * ordsched_domain_dequeue_waiter() - take a waiter off its bucket
  * @h: the handle
  * @w: the waiter, still queued: not marked woken (a waker dequeued those)
+ *
+ * The wait still counts in the limits until ordsched_domain_leave_waiter().
  *
  * Context: the domain lock held.
  */

@@ -121,8 +121,9 @@ struct ordsched_take {
 /**
  * struct ordsched_wait - ORDSCHED_IOC_WAIT, wait for a ticket's turn
  * @ticket: in: a ticket the handle holds
- * @deadline_ns: in: absolute CLOCK_MONOTONIC deadline, or
- *	ORDSCHED_NO_DEADLINE; a deadline in the past only checks
+ * @deadline_ns: in: absolute CLOCK_MONOTONIC deadline (the caller's
+ *	clock, in its time namespace), or ORDSCHED_NO_DEADLINE; a deadline
+ *	in the past only checks
  * @flags: in: 0
  * @pad: in: 0
  *
