@@ -177,23 +177,47 @@ static void keyed_dispatch(struct ordsched_keyed *kx,
 	queue_work(kx->wq, &task->work);
 }
 
-/* Hand on every key of @task, which has run. */
-static void keyed_release(struct ordsched_keyed *kx,
-			  struct ordsched_keyed_task *task)
+/*
+ * Hand on every key of @task, which has run; the tasks this made ready are
+ * stored in @ready, for the caller to dispatch once @task is out of flight.
+ */
+static unsigned int keyed_release(struct ordsched_keyed *kx,
+				  struct ordsched_keyed_task *task,
+				  struct ordsched_keyed_task **ready)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	for (i = 0; i < task->nr_keys; i++) {
 		struct ordsched_keyed_token *tok = &task->tokens[i];
 		struct keyed_bucket *b = keyed_bucket(kx, tok->key);
-		struct ordsched_keyed_task *ready;
 
 		spin_lock_bh(&b->lock);
-		ready = keyed_dequeue(kx, b, tok);
+		ready[n] = keyed_dequeue(kx, b, tok);
 		spin_unlock_bh(&b->lock);
-		if (ready)
-			keyed_dispatch(kx, ready);
+		n += !!ready[n];
 	}
+	return n;
+}
+
+/*
+ * Take @task out of flight, then dispatch the @n tasks its keys made
+ * ready: the header promises them that it is out of flight, so they may
+ * queue it again, cancel it or free its tokens.
+ */
+static void keyed_hand_on(struct ordsched_keyed *kx,
+			  struct ordsched_keyed_task *task,
+			  struct ordsched_keyed_task **ready, unsigned int n)
+{
+	unsigned int i;
+
+	/*
+	 * It may be queued again from here (the cmpxchg in
+	 * ordsched_keyed_queue() sees our stores), and a cancel no longer
+	 * looks at its tokens.
+	 */
+	smp_store_release(&task->nr_keys, 0);
+	for (i = 0; i < n; i++)
+		keyed_dispatch(kx, ready[i]);
 }
 
 /*
@@ -244,20 +268,16 @@ static void keyed_work_fn(struct work_struct *work)
 		container_of(work, struct ordsched_keyed_task, work);
 	struct ordsched_keyed *kx = task->kx;
 	ordsched_keyed_fn done = task->done;
-	unsigned int color = task->color;
+	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
+	unsigned int color = task->color, n;
 
 	trace_ordsched_keyed_run(kx->inst.id, task);
 	task->fn(task);
-	keyed_release(kx, task);
+	n = keyed_release(kx, task, ready);
 	this_cpu_inc(kx->stats->ran);
 	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
-	/*
-	 * No longer in flight: it may be queued again (the cmpxchg in
-	 * ordsched_keyed_queue() sees our stores), and a cancel does not
-	 * look at @tokens, which the caller may free once @done is called.
-	 * From here on the task is the caller's.
-	 */
-	smp_store_release(&task->nr_keys, 0);
+	/* From here on the task is the caller's. */
+	keyed_hand_on(kx, task, ready, n);
 	if (done)
 		done(task);
 	/* ordsched_keyed_destroy() waits for this section with RCU. */
@@ -450,7 +470,7 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 			   struct ordsched_keyed_task *task)
 {
 	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
-	unsigned int i, nr_ready = 0, nr_keys;
+	unsigned int nr_ready = 0, nr_keys, color;
 	bool cancelled = false;
 	int waiting;
 
@@ -480,22 +500,25 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 		cancelled = true;
 	}
 	keyed_unlock_all(kx, task->tokens, nr_keys);
-	for (i = 0; i < nr_ready; i++)
-		keyed_dispatch(kx, ready[i]);
-	if (cancelled) {
-		unsigned int color = task->color;
-
-		debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
-		this_cpu_inc(kx->stats->cancelled);
-		trace_ordsched_keyed_cancel(kx->inst.id, task);
-		/*
-		 * Withdrawn: a second cancel finds nothing to do, and the
-		 * task may be queued again (see keyed_work_fn()).
-		 */
-		smp_store_release(&task->nr_keys, 0);
-		keyed_uncount(kx, color);
-	}
-	return cancelled;
+	if (!cancelled)
+		return false;
+	color = task->color;
+	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
+	this_cpu_inc(kx->stats->cancelled);
+	trace_ordsched_keyed_cancel(kx->inst.id, task);
+	/*
+	 * Withdrawn: a second cancel finds nothing to do, and the task may
+	 * be queued again; only then do the tasks behind it start.
+	 */
+	keyed_hand_on(kx, task, ready, nr_ready);
+	/*
+	 * A flush or destroy that sees this color drained may return at
+	 * once; ordsched_keyed_destroy() waits for this section with RCU.
+	 */
+	rcu_read_lock();
+	keyed_uncount(kx, color);
+	rcu_read_unlock();
+	return true;
 }
 EXPORT_SYMBOL_GPL(ordsched_keyed_cancel);
 
@@ -630,7 +653,10 @@ static void keyed_quiesce(struct ordsched_keyed *kx)
 			pr_warn("destroying keyed executor %s: tasks unfinished after %u s\n",
 				kx->inst.name, waited);
 	}
-	/* The last task's worker may still be leaving keyed_work_fn(). */
+	/*
+	 * The last task's worker may still be leaving keyed_work_fn(), or
+	 * ordsched_keyed_cancel(), right after its last uncount.
+	 */
 	synchronize_rcu();
 }
 

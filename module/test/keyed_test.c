@@ -9,6 +9,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -690,6 +691,143 @@ out:
 	kvfree(tw.tasks);
 }
 
+/*
+ * Out of flight before the next task starts. The header: a task is in
+ * flight until its keys are handed on, before its @done; so the task its
+ * keys make ready may queue it again. The first used to leave flight
+ * only after it had dispatched the next, which found it still in flight
+ * and was refused. The hand-on's queue_work() of the next task is held
+ * here (a kretprobe on queue_work_on(), for that work item only) until
+ * the next task has run, so the old order fails every time. Both ways
+ * out of flight: A finishes (work), or a cancel withdraws it (cancel).
+ */
+struct handon {
+	struct ordsched_keyed *kx;
+	struct log *log;
+	struct log_task a, x;
+	struct ordsched_keyed_task b;
+	struct kretprobe krp;
+	bool requeued;
+	/* The hand-on was held and saw B run meanwhile. */
+	atomic_t b_ran, held_over;
+};
+
+static void handon_b_fn(struct ordsched_keyed_task *task)
+{
+	struct handon *h = container_of(task, struct handon, b);
+	u64 key = 3;
+
+	h->requeued = ordsched_keyed_queue(h->kx, &h->a.task, &key, 1);
+	atomic_set(&h->b_ran, 1);
+}
+
+static int handon_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct handon *h = container_of(get_kretprobe(ri), struct handon, krp);
+
+	/* queue_work_on(cpu, wq, work): only the next task's is held. */
+	return (void *)regs_get_kernel_argument(regs, 2) != &h->b.work;
+}
+
+/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
+static int handon_hold(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct handon *h = container_of(get_kretprobe(ri), struct handon, krp);
+	u64 until = ktime_get_mono_fast_ns() + NSEC_PER_SEC;
+
+	while (!atomic_read(&h->b_ran) && ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+	atomic_set(&h->held_over, atomic_read(&h->b_ran));
+	return 0;
+}
+
+static void handon_round(struct ktest *t, struct handon *h, bool cancel)
+{
+	DECLARE_COMPLETION_ONSTACK(go);
+	u64 keys[2] = { 1, 2 };
+
+	atomic_set(&h->b_ran, 0);
+	atomic_set(&h->held_over, 0);
+	h->requeued = false;
+	log_task_init(&h->a, h->log, 1);
+	log_task_init(&h->x, h->log, 0);
+	ordsched_keyed_task_init(&h->b, handon_b_fn, NULL, NULL, 0);
+	if (cancel) {
+		/* X holds key 2; rollup A heads key 1 and waits for X. */
+		h->x.hold = &go;
+		KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->x.task,
+						  &keys[1], 1));
+		KT_EXPECT(t, started(&h->x, 5 * HZ));
+		KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->a.task, keys, 2));
+	} else {
+		h->a.hold = &go;
+		KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->a.task, keys, 1));
+		KT_EXPECT(t, started(&h->a, 5 * HZ));
+	}
+	/* B waits behind A on key 1. */
+	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->b, keys, 1));
+	if (cancel)
+		KT_EXPECT(t, ordsched_keyed_cancel(h->kx, &h->a.task));
+	/* All: A's second run, in the work case, passes it too. */
+	complete_all(&go);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->kx), 0);
+	KT_EXPECT_EQ(t, atomic_read(&h->b_ran), 1);
+}
+
+static void handon_case(struct ktest *t, bool cancel)
+{
+	unsigned int round, held = 0;
+	struct handon *h;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!KT_EXPECT(t, h))
+		return;
+	h->log = kzalloc(sizeof(*h->log), GFP_KERNEL);
+	h->kx = ordsched_keyed_create(NULL);
+	if (!KT_EXPECT(t, h->log && !IS_ERR(h->kx)))
+		goto out;
+	h->krp.kp.symbol_name = "queue_work_on";
+	h->krp.entry_handler = handon_entry;
+	h->krp.handler = handon_hold;
+	h->krp.maxactive = 8;
+	if (register_kretprobe(&h->krp)) {
+		ktest_skip(t, "no kretprobe on queue_work_on");
+		goto out;
+	}
+	/* B's worker may land behind the held one: then try again. */
+	for (round = 0; round < 5 && !held && !t->failed; round++) {
+		atomic_set(&h->log->pos, 0);
+		handon_round(t, h, cancel);
+		held = atomic_read(&h->held_over);
+		if (held)
+			KT_EXPECT(t, h->requeued);
+	}
+	unregister_kretprobe(&h->krp);
+	if (!held)
+		ktest_skip(t, "the next task never ran during the hold");
+	else
+		ktest_diag(t, "held in round %u: re-queue %s", round,
+			   h->requeued ? "accepted" : "refused");
+out:
+	ordsched_keyed_destroy(h->kx);
+	kfree(h->log);
+	kfree(h);
+}
+
+static void handon_requeue_work(struct ktest *t)
+{
+	handon_case(t, false);
+}
+
+static void handon_requeue_cancel(struct ktest *t)
+{
+	handon_case(t, true);
+}
+
 static const struct ktest_case keyed_cases[] = {
 	KT_CASE(bad_keys),
 	KT_CASE(one_key_order),
@@ -699,6 +837,8 @@ static const struct ktest_case keyed_cases[] = {
 	KT_CASE(keys_reclaimed),
 	KT_CASE(random_keys),
 	KT_CASE(cancel_twice),
+	KT_CASE(handon_requeue_work),
+	KT_CASE(handon_requeue_cancel),
 	KT_END
 };
 
