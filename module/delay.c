@@ -422,6 +422,13 @@ struct ordsched_delay {
 	u64 batch;
 	/* New queueings are refused. */
 	bool stopped;
+	/*
+	 * The first stop was in CANCEL mode: a moved task is cancelled when
+	 * its target gives it back. Set with @stopped, in one hold of the
+	 * lock, so that a moved task given back before a RUN stop sets
+	 * @run_now runs, as the header says, instead of being cancelled.
+	 */
+	bool stop_cancels;
 	/* A RUN stop: every pending task is due now. */
 	bool run_now;
 	u8 color;
@@ -1514,7 +1521,7 @@ static void delay_run(struct ordsched_delay_task *task)
 			delay_unlock(d, base, next, flags);
 			return;
 		}
-		cancel = !d->run_now;
+		cancel = d->stop_cancels;
 	}
 	color = task->color;
 	task->state = DELAY_IDLE;
@@ -1946,6 +1953,8 @@ void ordsched_delay_stop(struct ordsched_delay *d,
 			 enum ordsched_delay_stop_mode mode)
 {
 	raw_spin_lock_irq(&d->lock);
+	if (!d->stopped)
+		d->stop_cancels = mode == ORDSCHED_DELAY_CANCEL_PENDING;
 	WRITE_ONCE(d->stopped, true);
 	raw_spin_unlock_irq(&d->lock);
 	/*

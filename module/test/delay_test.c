@@ -15,6 +15,8 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -2211,6 +2213,134 @@ static void far_offline_cpu(struct ktest *t)
 	far_free(&f);
 }
 
+/*
+ * A task moved while its target was starting it, given back during a RUN
+ * stop, runs: "tasks already handed to their target run in either mode,
+ * except the moved ones in CANCEL mode". The target is held as it starts
+ * the task (a kprobe on delay_work_fn(), for this task's work only), so
+ * the modify finds it started and leaves it for the target to give back.
+ * The stop sets @stopped, then waits a grace period, which the held CPU
+ * holds up; the target is let go in between. It used to cancel the task
+ * there, the stop having not yet said RUN.
+ */
+struct moved_stop {
+	struct kprobe kp;
+	struct ordsched_delay *d;
+	struct ordsched_delay_task task, probe;
+	/* 0: armed, 1: the target is held, 2: let go */
+	atomic_t stage;
+	atomic_t ran, cancelled;
+	struct completion stopped;
+};
+
+static struct moved_stop *moved_stop_of;
+
+static void moved_stop_fn(struct ordsched_delay_task *task)
+{
+	if (task == &moved_stop_of->task)
+		atomic_inc(&moved_stop_of->ran);
+}
+
+static void moved_stop_cancelled(struct ordsched_delay_task *task)
+{
+	if (task == &moved_stop_of->task)
+		atomic_inc(&moved_stop_of->cancelled);
+}
+
+/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
+static int moved_stop_hold(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct moved_stop *ms = container_of(kp, struct moved_stop, kp);
+	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
+
+	if ((void *)regs_get_kernel_argument(regs, 0) != &ms->task.wq.work ||
+	    atomic_cmpxchg(&ms->stage, 0, 1) != 0)
+		return 0;
+	while (atomic_read(&ms->stage) != 2 &&
+	       ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+	return 0;
+}
+
+static int moved_stop_thread(void *data)
+{
+	struct moved_stop *ms = data;
+
+	ordsched_delay_stop(ms->d, ORDSCHED_DELAY_RUN_PENDING);
+	complete(&ms->stopped);
+	return 0;
+}
+
+static bool moved_stop_wait(atomic_t *v, int val)
+{
+	unsigned long until = jiffies + 2 * HZ;
+
+	while (atomic_read(v) != val) {
+		if (time_after(jiffies, until))
+			return false;
+		usleep_range(100, 200);
+	}
+	return true;
+}
+
+static void stop_run_moved(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
+	struct task_struct *stopper = NULL;
+	struct moved_stop *ms;
+	unsigned long until;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	if (!KT_EXPECT(t, ms))
+		return;
+	moved_stop_of = ms;
+	init_completion(&ms->stopped);
+	ms->d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
+		goto out_free;
+	ordsched_delay_task_init(&ms->task, moved_stop_fn, NULL);
+	ordsched_delay_task_init(&ms->probe, moved_stop_fn, NULL);
+	ms->kp.symbol_name = "ordsched:delay_work_fn";
+	ms->kp.pre_handler = moved_stop_hold;
+	if (register_kprobe(&ms->kp)) {
+		ktest_skip(t, "no kprobe on delay_work_fn");
+		goto out_delay;
+	}
+	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->task, 0));
+	if (!KT_EXPECT(t, moved_stop_wait(&ms->stage, 1)))
+		goto out_probe;
+	/* Started: the modify leaves it to the held target. */
+	KT_EXPECT(t, ordsched_delay_mod(ms->d, &ms->task, 10 * NSEC_PER_SEC));
+	stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
+	if (!KT_EXPECT(t, !IS_ERR(stopper)))
+		goto out_probe;
+	/* Stopped once a queueing fails; one that succeeds is taken back. */
+	until = jiffies + 2 * HZ;
+	while (ordsched_delay_queue(ms->d, &ms->probe, 10 * NSEC_PER_SEC)) {
+		KT_EXPECT(t, ordsched_delay_cancel(ms->d, &ms->probe));
+		if (!KT_EXPECT(t, time_before(jiffies, until)))
+			break;
+		usleep_range(100, 200);
+	}
+	KT_EXPECT_EQ(t, atomic_read(&ms->stage), 1);
+out_probe:
+	atomic_set(&ms->stage, 2);
+	if (!IS_ERR_OR_NULL(stopper))
+		wait_for_completion(&ms->stopped);
+	unregister_kprobe(&ms->kp);
+	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
+	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
+out_delay:
+	ordsched_delay_destroy(ms->d);
+out_free:
+	moved_stop_of = NULL;
+	kfree(ms);
+}
+
 static const struct ktest_case delay_cases[] = {
 	KT_CASE(bad_args),
 	KT_CASE(rearms_count_starts),
@@ -2244,6 +2374,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(cancel_storm_stream),
 	KT_CASE(stop_run_100k),
 	KT_CASE(stop_cancel_100k),
+	KT_CASE(stop_run_moved),
 	KT_CASE(destroy_pending),
 	KT_CASE(stream_order),
 	KT_CASE(unload_pending),
