@@ -37,7 +37,10 @@
  *			process context; returns true if it was queued and
  *			has been cancelled, like cancel_delayed_work_sync()
  *	X_flush()	wait for the items handed over before the call and
- *			for no later one; killable: 0 or -EINTR
+ *			for no later one (but a flush of the keyed executor
+ *			or of delays that waits for another flush first also
+ *			waits for what comes meanwhile: see there);
+ *			killable: 0 or -EINTR
  *	X_destroy()	drain and free: returns only when nothing of the
  *			instance runs or will run, so the module that owns
  *			the callbacks may unload right after it. Work whose

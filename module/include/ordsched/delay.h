@@ -196,7 +196,9 @@ enum ordsched_delay_cancel_mode {
  * @cancelled: called, in process context, for each task that
  *	ordsched_delay_stop() or ordsched_delay_destroy() cancels (from the
  *	stop, or from the target's worker: see ordsched_delay_stop()); the
- *	task is the caller's again (may be NULL)
+ *	task is the caller's again. It must not flush, stop or destroy the
+ *	scheduler, nor cancel_sync one of its tasks: those wait for it
+ *	(may be NULL)
  */
 struct ordsched_delay_params {
 	const char *name;
@@ -425,11 +427,16 @@ bool ordsched_delay_cancel_mode(struct ordsched_delay *d,
  * Returns once every task queued before the call has run (its function
  * returned) or been cancelled. Deadlines are kept: a flush waits for them
  * (use ordsched_delay_stop() to run them now). Tasks queued during the
- * flush, also by the tasks themselves, are not waited for. Concurrent
- * flushes are serialized. The wait is killable: far deadlines are normal
- * here, and the caller may be told to give up.
+ * flush, also by the tasks themselves, are not waited for, with two
+ * exceptions. Concurrent flushes are serialized, and one that waits for
+ * another to finish first also waits for the tasks queued meanwhile. And
+ * after three killed flushes in a row, whose tasks are still pending, a
+ * flush first waits for the oldest of those, and also for the tasks
+ * queued meanwhile. The wait is killable: far deadlines are normal here,
+ * and the caller may be told to give up.
  *
- * Context: process context, may sleep; not from a task of @d.
+ * Context: process context, may sleep; not from a task of @d, nor from
+ * its @cancelled.
  * Return: 0, or -EINTR if a fatal signal came first.
  */
 int ordsched_delay_flush(struct ordsched_delay *d);
@@ -451,7 +458,7 @@ int ordsched_delay_flush(struct ordsched_delay *d);
  * long as that takes, without logging. The scheduler is then idle, its
  * timer and work stopped; only ordsched_delay_destroy(),
  * ordsched_delay_get_stats() and further stops remain useful. A task's
- * function must not call this on its own scheduler.
+ * function, or its @cancelled, must not call this on its own scheduler.
  *
  * Context: process context, may sleep.
  */

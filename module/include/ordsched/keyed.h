@@ -239,9 +239,13 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
  *
  * Returns once every task queued before the call has finished: its
  * function and its @done have returned. Tasks queued later, also by the
- * tasks themselves, are not waited for. Concurrent flushes are serialized.
- * The wait is killable: a task that never returns would otherwise hold
- * the caller forever.
+ * tasks themselves, are not waited for, with two exceptions. Concurrent
+ * flushes are serialized, and one that waits for another to finish first
+ * also waits for the tasks queued meanwhile. And after three killed
+ * flushes in a row, whose tasks are still unfinished, a flush first waits
+ * for the oldest of those, and also for the tasks queued meanwhile. The
+ * wait is killable: a task that never returns would otherwise hold the
+ * caller forever.
  *
  * Context: process context, may sleep; not from a task of @kx.
  * Return: 0, or -EINTR if a fatal signal came first.
