@@ -1473,7 +1473,9 @@ delay_cancelled(struct ordsched_delay *d, struct ordsched_delay_task *task,
 	task->state = DELAY_IDLE;
 	debug_object_deactivate(task, &delay_task_debug_descr);
 	delay_counts(d, base)->cancels++;
-	d->stats.cancels_handed += handed;
+	/* Only d->lock guards a handed task, and @stats. */
+	if (handed)
+		d->stats.cancels_handed++;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
 	delay_retire(d, task->color, 1, base);
 }
@@ -1996,25 +1998,45 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 {
 	struct delay_base *b;
 	unsigned long flags;
-	int cpu;
+	long inflight = 0;
+	int c, cpu;
 
+	/*
+	 * Every counter changes under d->lock or a wheel's lock (far
+	 * queueings and cancels take only their wheel's; @pending and
+	 * @peak, atomic, also change under one of them): with all of them
+	 * held at once, the stats are one snapshot. No other path holds
+	 * two wheel locks, so taking them all in any order under d->lock
+	 * cannot deadlock.
+	 */
 	raw_spin_lock_irqsave(&d->lock, flags);
+	for_each_possible_cpu(cpu) {
+		raw_spin_lock_nest_lock(&per_cpu_ptr(d->bases, cpu)->lock,
+					&d->lock);
+		__release(&per_cpu_ptr(d->bases, cpu)->lock);
+	}
 	*stats = d->stats;
 	stats->queued = d->counts.queued;
 	stats->modified = d->counts.modified;
 	stats->cancels = d->counts.cancels;
 	stats->armed = d->armed;
+	for (c = 0; c < DELAY_COLORS; c++)
+		inflight += d->inflight[c];
 	for_each_possible_cpu(cpu) {
 		b = per_cpu_ptr(d->bases, cpu);
-		raw_spin_lock(&b->lock);
 		stats->queued += b->counts.queued;
 		stats->modified += b->counts.modified;
 		stats->cancels += b->counts.cancels;
-		raw_spin_unlock(&b->lock);
+		for (c = 0; c < DELAY_COLORS; c++)
+			inflight += b->inflight[c];
 	}
 	stats->pending = max(atomic_long_read(&d->pending), 0L);
 	stats->peak_pending = atomic_long_read(&d->peak);
-	stats->inflight = max(delay_inflight_sum(d, DELAY_ALL_COLORS), 0L);
+	stats->inflight = max(inflight, 0L);
+	for_each_possible_cpu(cpu) {
+		__acquire(&per_cpu_ptr(d->bases, cpu)->lock);
+		raw_spin_unlock(&per_cpu_ptr(d->bases, cpu)->lock);
+	}
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_get_stats);

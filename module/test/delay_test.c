@@ -2341,6 +2341,101 @@ out_free:
 	kfree(ms);
 }
 
+/*
+ * "@stats: filled in, one consistent snapshot", while far queueings and
+ * cancels, which take only their CPU's wheel lock, run on every CPU:
+ * with no task ever due, every snapshot must have queued - cancels ==
+ * inflight == pending. Thread 0 takes snapshots; the others queue and
+ * cancel tasks of their own. Reading the wheels one at a time, and the
+ * counts apart from the pending one, gave snapshots that broke it.
+ */
+#define SNAP_TASKS	64
+#define SNAP_ROUNDS	2000
+
+struct snap {
+	struct ordsched_delay *d;
+	struct ordsched_delay_task tasks[3][SNAP_TASKS];
+	atomic_t submitters;
+	unsigned long snapshots, bad;
+	struct ordsched_delay_stats bad_one;
+};
+
+static void snap_fn(struct ordsched_delay_task *task)
+{
+}
+
+static int snap_thread(void *data, unsigned int idx)
+{
+	struct snap *sn = data;
+	struct ordsched_delay_stats *st;
+	unsigned int r, i;
+
+	if (idx) {
+		struct ordsched_delay_task *tasks = sn->tasks[idx - 1];
+
+		for (r = 0; r < SNAP_ROUNDS; r++) {
+			for (i = 0; i < SNAP_TASKS; i++)
+				ordsched_delay_queue(sn->d, &tasks[i],
+						     3600 * NSEC_PER_SEC);
+			for (i = 0; i < SNAP_TASKS; i++)
+				ordsched_delay_cancel(sn->d, &tasks[i]);
+			cond_resched();
+		}
+		atomic_dec(&sn->submitters);
+		return 0;
+	}
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	while (atomic_read(&sn->submitters)) {
+		ordsched_delay_get_stats(sn->d, st);
+		sn->snapshots++;
+		if (st->queued - st->cancels != st->inflight ||
+		    st->pending != st->inflight) {
+			if (!sn->bad++)
+				sn->bad_one = *st;
+		}
+		cond_resched();
+	}
+	kfree(st);
+	return 0;
+}
+
+static void stats_snapshot(struct ktest *t)
+{
+	unsigned int threads = min(num_online_cpus(), 3U) + 1, i, j;
+	struct ordsched_delay_stats *st;
+	struct snap *sn;
+
+	sn = kzalloc(sizeof(*sn), GFP_KERNEL);
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!KT_EXPECT(t, sn && st))
+		goto out;
+	sn->d = ordsched_delay_create(NULL);
+	if (!KT_EXPECT(t, !IS_ERR(sn->d)))
+		goto out;
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < SNAP_TASKS; j++)
+			ordsched_delay_task_init(&sn->tasks[i][j], snap_fn, NULL);
+	atomic_set(&sn->submitters, threads - 1);
+	KT_EXPECT_EQ(t, kt_run_threads(threads, snap_thread, sn), 0);
+	if (sn->bad)
+		ktest_diag(t, "queued %llu cancels %llu inflight %llu pending %llu",
+			   sn->bad_one.queued, sn->bad_one.cancels,
+			   sn->bad_one.inflight, sn->bad_one.pending);
+	KT_EXPECT_EQ(t, sn->bad, 0);
+	ktest_diag(t, "%lu snapshots, %lu inconsistent", sn->snapshots,
+		   sn->bad);
+	ordsched_delay_get_stats(sn->d, st);
+	KT_EXPECT_EQ(t, st->queued, (u64)(threads - 1) * SNAP_ROUNDS * SNAP_TASKS);
+	KT_EXPECT_EQ(t, st->cancels, st->queued);
+	KT_EXPECT_EQ(t, st->inflight, 0);
+	ordsched_delay_destroy(sn->d);
+out:
+	kfree(st);
+	kfree(sn);
+}
+
 static const struct ktest_case delay_cases[] = {
 	KT_CASE(bad_args),
 	KT_CASE(rearms_count_starts),
@@ -2375,6 +2470,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(stop_run_100k),
 	KT_CASE(stop_cancel_100k),
 	KT_CASE(stop_run_moved),
+	KT_CASE(stats_snapshot),
 	KT_CASE(destroy_pending),
 	KT_CASE(stream_order),
 	KT_CASE(unload_pending),
