@@ -86,6 +86,19 @@
  * the tree instead of running it. The queueing goes on either way: its
  * color and its debug object stay as they are.
  *
+ * Moved tasks keep their place. A MOVED task sorts in the tree's order by
+ * the deadline and seq its move gave it, but it is not in the tree until
+ * its target gives it back, which takes as long as that worker takes to
+ * reach d->lock. Meanwhile nothing that sorts after it may be handed
+ * over, or a later task would reach the target first. So d->moved counts
+ * the MOVED tasks and d->moved_deadline/seq keep the least place any of
+ * them took since there were none (never later than theirs: it may hold
+ * back a little more, never less); a hand-over stops at a task at or
+ * after it, and neither the callback nor the re-arm wakes up for such a
+ * task. The last one given back kicks the dispatch work if anything was
+ * held back. The wait is bounded: the target has started the task and
+ * only takes d->lock before anything else.
+ *
  * Slack: the tree is ordered by deadline, so that ties and the deadline
  * order hold whatever the slack. The timer is armed for the range from the
  * earliest deadline to the earliest deadline + slack of any task (its
@@ -431,6 +444,15 @@ struct ordsched_delay {
 	bool stop_cancels;
 	/* A RUN stop: every pending task is due now. */
 	bool run_now;
+	/*
+	 * Tasks MOVED, not yet given back; the least deadline and seq any
+	 * of them took since there were none; whether a hand-over stopped
+	 * there. See "Moved tasks keep their place" above.
+	 */
+	unsigned int moved;
+	bool moved_held;
+	ktime_t moved_deadline;
+	u64 moved_seq;
 	u8 color;
 	struct work_struct dispatch;
 	/* Wakes @idle: wake_up() takes a spinlock_t, not under d->lock. */
@@ -536,6 +558,23 @@ static struct ordsched_delay_task *delay_first(struct ordsched_delay *d)
 	struct rb_node *node = rb_first_cached(&d->tree);
 
 	return node ? node_to_task(node) : NULL;
+}
+
+/*
+ * Must @task, due, wait for a moved task to be given back, which may sort
+ * before it? Noted, so that the last one given back kicks the dispatch.
+ */
+static bool delay_moved_holds(struct ordsched_delay *d,
+			      const struct ordsched_delay_task *task)
+{
+	lockdep_assert_held(&d->lock);
+	if (likely(!d->moved))
+		return false;
+	if (task->deadline < d->moved_deadline ||
+	    (task->deadline == d->moved_deadline && task->seq < d->moved_seq))
+		return false;
+	d->moved_held = true;
+	return true;
 }
 
 /*
@@ -1152,7 +1191,8 @@ static void delay_rearm(struct ordsched_delay *d)
 	u64 pos = d->wheel_next;
 
 	lockdep_assert_held(&d->lock);
-	if (first) {
+	/* Not for one a moved task holds back: that one's target kicks. */
+	if (first && !delay_moved_holds(d, first)) {
 		soon = first->deadline;
 		latest = delay_latest(d);
 	}
@@ -1199,7 +1239,8 @@ static unsigned int delay_hand_over_due(struct ordsched_delay *d, ktime_t now,
 
 	lockdep_assert_held(&d->lock);
 	while (n < max && (first = delay_first(d)) &&
-	       (all || first->deadline <= now)) {
+	       (all || first->deadline <= now) &&
+	       !delay_moved_holds(d, first)) {
 		rb_erase_cached(&first->rb, &d->tree);
 		delay_hand_over(d, first, now);
 		n++;
@@ -1306,7 +1347,8 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 		d->stats.direct += n;
 	}
 	first = delay_first(d);
-	due = first && first->deadline <= now;
+	/* Held back by a moved task: its target kicks the work for it. */
+	due = first && first->deadline <= now && !delay_moved_holds(d, first);
 	if (due || (!d->dispatching && wheels)) {
 		delay_kick(d);		/* the batch goes on in the work */
 	} else {
@@ -1481,6 +1523,22 @@ delay_cancelled(struct ordsched_delay *d, struct ordsched_delay_task *task,
 }
 
 /*
+ * A moved task is back from its target, under d->lock, and is about to be
+ * put in the tree again (or run or cancelled by a stop): once none is
+ * left, what they held back may be handed over. Put back with d->lock
+ * still held, so the dispatch kicked here finds it in the tree (one held
+ * back is due, so it goes in the tree, not in a wheel).
+ */
+static void delay_moved_back(struct ordsched_delay *d)
+{
+	lockdep_assert_held(&d->lock);
+	if (--d->moved || !d->moved_held)
+		return;
+	d->moved_held = false;
+	delay_kick(d);
+}
+
+/*
  * The target starts a task: run it, or, if a modify moved it meanwhile,
  * put it back in the tree, unless a cancel_sync wants it cancelled or a
  * stop wants it run now (RUN) or reported to @cancelled (CANCEL).
@@ -1503,6 +1561,7 @@ static void delay_run(struct ordsched_delay_task *task)
 	local_irq_save(flags);
 	delay_raw_lock(&d->lock);
 	if (task->state == DELAY_MOVED) {
+		delay_moved_back(d);
 		if (task->cancelling) {
 			delay_cancelled(d, task, true, DELAY_CENTRAL);
 			delay_wake_sync(d);
@@ -1638,12 +1697,18 @@ delay_move(struct ordsched_delay *d, struct ordsched_delay_task *task,
 			return delay_insert(d, task, deadline, slack, base);
 		/* Started: the trampoline will put it back in the tree. */
 		task->state = DELAY_MOVED;
+		d->moved++;
 		fallthrough;
 	case DELAY_MOVED:
 		/* Queued when moved: behind the tasks queued so far. */
 		task->seq = atomic64_inc_return(&d->seq);
 		task->deadline = deadline;
 		task->slack = slack;
+		/* Hand nothing over that sorts after it until it is back. */
+		if (d->moved == 1 || deadline < d->moved_deadline) {
+			d->moved_deadline = deadline;
+			d->moved_seq = task->seq;
+		}
 		break;
 	}
 	return U64_MAX;

@@ -2226,10 +2226,13 @@ static void far_offline_cpu(struct ktest *t)
 struct moved_stop {
 	struct kprobe kp;
 	struct ordsched_delay *d;
-	struct ordsched_delay_task task, probe;
+	struct ordsched_delay_task task, probe, later;
 	/* 0: armed, 1: the target is held, 2: let go */
 	atomic_t stage;
 	atomic_t ran, cancelled;
+	/* Where @task and @later ran, counted from 1. */
+	atomic_t runs;
+	int task_pos, later_pos;
 	struct completion stopped;
 };
 
@@ -2237,8 +2240,14 @@ static struct moved_stop *moved_stop_of;
 
 static void moved_stop_fn(struct ordsched_delay_task *task)
 {
-	if (task == &moved_stop_of->task)
-		atomic_inc(&moved_stop_of->ran);
+	struct moved_stop *ms = moved_stop_of;
+
+	if (task == &ms->task) {
+		atomic_inc(&ms->ran);
+		ms->task_pos = atomic_inc_return(&ms->runs);
+	} else if (task == &ms->later) {
+		ms->later_pos = atomic_inc_return(&ms->runs);
+	}
 }
 
 static void moved_stop_cancelled(struct ordsched_delay_task *task)
@@ -2436,6 +2445,63 @@ out:
 	kfree(sn);
 }
 
+/*
+ * A task moved while its target was starting it keeps the deadline order:
+ * "tasks are handed over in deadline order ... (a moved task counts as
+ * queued when it was moved)". A is held as its ordered workqueue starts
+ * it and moved to +2 ms; B is queued for +4 ms; both deadlines pass
+ * before A's target gives it back. B must still run after A. B used to
+ * be handed over at its deadline, A only once given back: behind B.
+ */
+static void moved_keeps_order(struct ktest *t)
+{
+	struct workqueue_struct *wq;
+	struct moved_stop *ms;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, ms && wq))
+		goto out_free;
+	moved_stop_of = ms;
+	ms->d = ordsched_delay_create(NULL);
+	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
+		goto out_free;
+	ordsched_delay_task_init(&ms->task, moved_stop_fn, wq);
+	ordsched_delay_task_init(&ms->later, moved_stop_fn, wq);
+	ms->kp.symbol_name = "ordsched:delay_work_fn";
+	ms->kp.pre_handler = moved_stop_hold;
+	if (register_kprobe(&ms->kp)) {
+		ktest_skip(t, "no kprobe on delay_work_fn");
+		goto out_delay;
+	}
+	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->task, 0));
+	if (KT_EXPECT(t, moved_stop_wait(&ms->stage, 1))) {
+		KT_EXPECT(t, ordsched_delay_mod(ms->d, &ms->task,
+						2 * NSEC_PER_MSEC));
+		KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->later,
+						  4 * NSEC_PER_MSEC));
+		msleep(30);
+		KT_EXPECT_EQ(t, atomic_read(&ms->stage), 1);
+	}
+	atomic_set(&ms->stage, 2);
+	KT_EXPECT_EQ(t, ordsched_delay_flush(ms->d), 0);
+	unregister_kprobe(&ms->kp);
+	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
+	KT_EXPECT_EQ(t, ms->task_pos, 1);
+	KT_EXPECT_EQ(t, ms->later_pos, 2);
+out_delay:
+	ordsched_delay_destroy(ms->d);
+out_free:
+	moved_stop_of = NULL;
+	if (wq)
+		destroy_workqueue(wq);
+	kfree(ms);
+}
+
 static const struct ktest_case delay_cases[] = {
 	KT_CASE(bad_args),
 	KT_CASE(rearms_count_starts),
@@ -2470,6 +2536,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(stop_run_100k),
 	KT_CASE(stop_cancel_100k),
 	KT_CASE(stop_run_moved),
+	KT_CASE(moved_keeps_order),
 	KT_CASE(stats_snapshot),
 	KT_CASE(destroy_pending),
 	KT_CASE(stream_order),
