@@ -186,6 +186,16 @@ static bool pipeline_cancel(struct ordsched_pipeline *pl,
 	 */
 	if (!work_pending(&job->work) || !cancel_work(&job->work))
 		return false;
+	/*
+	 * The queueing we took is ours now, and so is what it stored
+	 * before queue_work(). Its pipeline is not @pl if the job was
+	 * queued again elsewhere since the caller checked it: that job is
+	 * not ours to cancel (@ticket is another sequencer's). Give it back.
+	 */
+	if (unlikely(job->pipeline != pl)) {
+		queue_work(job->pipeline->wq, &job->work);
+		return false;
+	}
 	pipeline_job_debug_done(job);
 	this_cpu_inc(pl->stats->cancelled);
 	if (defer)
@@ -198,7 +208,7 @@ static bool pipeline_cancel(struct ordsched_pipeline *pl,
 static void pipeline_start(struct ordsched_pipeline *pl,
 			   struct ordsched_job *job)
 {
-	job->pipeline = pl;
+	WRITE_ONCE(job->pipeline, pl);
 	job->item.fn = pipeline_serial;
 	job->err = 0;
 	INIT_WORK(&job->work, pipeline_parallel);
@@ -240,8 +250,11 @@ EXPORT_SYMBOL_GPL(ordsched_pipeline_queue_wait);
 bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
 			      struct ordsched_job *job)
 {
-	/* Another pipeline's job would be cancelled on the wrong sequencer. */
-	if (job->pipeline != pl)
+	/*
+	 * Another pipeline's job would be cancelled on the wrong sequencer.
+	 * Looked at again once its queueing is taken: see pipeline_cancel().
+	 */
+	if (READ_ONCE(job->pipeline) != pl)
 		return false;
 	return pipeline_cancel(pl, job, false);
 }
