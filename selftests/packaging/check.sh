@@ -126,7 +126,17 @@ check_install() {
 			sed "s|^|$f: |" | grep . && n=1
 	done
 	[ $n = 0 ] || return 1
+	installed_client "$stage$prefix" || return 1
 	dependent_module "$stage$prefix/src/ordsched"
+}
+
+# A program of a user's, built against the installed headers alone: the
+# names libordsched.h tells it to use must be there.
+installed_client() { # installed_client PREFIX
+	printf '%s\n' '#include <libordsched.h>' \
+		'int main(void) { return !(ORDSCHED_FEAT_RING && ORDSCHED_NO_DEADLINE); }' |
+		cc -std=c11 -Wall -Werror -I "$1/include" -fsyntax-only -x c - ||
+		{ echo "a client does not compile against $1/include"; return 1; }
 }
 
 # A module of a user's, built against the installed headers and symbols.
