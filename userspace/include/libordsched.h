@@ -19,11 +19,16 @@
  *	ordsched_complete(os, t);
  *
  * A struct ordsched is one handle on a domain. Tickets belong to the
- * handle that took them; when its last descriptor is closed (or its
- * process dies) the kernel trashes the tickets it still holds, so the
- * others never wait for a dead holder. Threads may share a handle;
- * processes get their own with ordsched_new_handle() and pass its
- * descriptor (fork, SCM_RIGHTS), adopting it with ordsched_from_fd().
+ * handle that took them; when its last descriptor is closed, in every
+ * process that has one (a process that dies closes its own), the kernel
+ * trashes the tickets it still holds, so the others never wait for a dead
+ * holder. Threads may share a handle; processes get their own with
+ * ordsched_new_handle(). After fork(2) both processes hold every handle:
+ * each ordsched_close()s the ones that are the other's (the child the
+ * parent's, the parent the one made for the child), or a death on one
+ * side leaves its tickets held by the other side's descriptors. A process
+ * not forked from the owner gets a handle's descriptor over a UNIX socket
+ * (SCM_RIGHTS) and adopts it with ordsched_from_fd().
  *
  * The shared ring. When the kernel offers ORDSCHED_FEAT_RING, a domain
  * that ordsched_open() creates is a ring domain: its ticket state lives in
@@ -56,6 +61,7 @@
 #include <stdint.h>
 
 #include <linux/ordsched.h>
+#include <linux/ordsched_ring.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,9 +158,10 @@ int ordsched_uses_ring(const struct ordsched *os);
  * @out: where to store the new handle; its descriptor is close-on-exec
  *
  * The new handle holds no ticket; it takes the ring when @os does. Give
- * it to another process (fork, or ordsched_fd() over a UNIX socket) so
- * that its tickets are trashed when that process dies, and not when the
- * whole domain goes.
+ * it to another process so that its tickets are trashed when that process
+ * dies, and not when the whole domain goes: fork, the child using it and
+ * closing @os, the parent closing it; or send ordsched_fd() over a UNIX
+ * socket and close it.
  *
  * Return: 0; -EMFILE, -ENFILE; -ENOMEM; -ENOSPC when it would take the
  * ring but the domain has no ring id left for it (65,535 handles at once:
@@ -293,7 +300,9 @@ int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns);
  * @os: a handle of the domain
  * @ticket: the ticket
  *
- * Return: 1 if @ticket is the tail, 0 if not.
+ * Return: 1 if @ticket is the tail, 0 if not. In a ring domain the tail
+ * moves one ticket at a time, also over tickets retired before their
+ * turn: for a moment it may name one of those (see ordsched_tail()).
  */
 int ordsched_is_turn(const struct ordsched *os, uint64_t ticket);
 
@@ -376,7 +385,9 @@ int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
  *
  * Read from the status page with an acquire load: a thread that sees the
  * tail reach its ticket also sees what the earlier holders wrote before
- * they completed.
+ * they completed. In a ring domain the tail moves over tickets retired
+ * before their turn one at a time, so for a moment it may name one of
+ * them: the oldest not yet passed, rather than not retired.
  *
  * Return: the tail.
  */

@@ -59,13 +59,16 @@ static unsigned int os_cpus(void)
 }
 
 /*
- * Give the handle an id in the domain's ring and map the ring page. Most
- * failures leave the handle on the ioctl path, which works in every
+ * Give the handle an id in the domain's ring and map the ring page. Three
+ * answers leave the handle on the ioctl path, which works in every
  * domain: EBUSY (a domain that never had a ring and can no longer get
- * one), a page whose layout makes no sense (the handle has its id, which
- * the kernel's commands use). Not ENOSPC: the domain is a ring domain
- * with no free id left, and there every command of the ioctl path needs
- * an id too and would answer ENOSPC, so the handle is refused.
+ * one), EBADF (a descriptor not open for writing, which only a domain
+ * without a ring can have), and a page whose layout makes no sense (the
+ * handle has its id, which the kernel's commands use). Every other failure refuses the
+ * handle, as libordsched.h says ("takes the ring when @os does"): ENOSPC
+ * (a ring domain with no free id left, where every command of the ioctl
+ * path would need one too), ENOMEM from the kernel or here, and a failed
+ * mmap(2) of the ring page.
  */
 static int os_ring_setup(struct ordsched *os)
 {
@@ -78,7 +81,7 @@ static int os_ring_setup(struct ordsched *os)
 		return 0;
 	ret = os_ioctl(os, ORDSCHED_IOC_RING_SETUP, &rs);
 	if (ret)
-		return ret == -ENOSPC ? ret : 0;
+		return ret == -EBUSY || ret == -EBADF ? 0 : ret;
 	if (!rs.id || !rs.slots || (rs.slots & (rs.slots - 1)) ||
 	    rs.head_offset % 8 || rs.tail_offset % 8 || rs.slots_offset % 8 ||
 	    rs.head_offset + 8 > rs.size || rs.tail_offset + 8 > rs.size ||
@@ -87,13 +90,14 @@ static int os_ring_setup(struct ordsched *os)
 		return 0;
 	os->ring_waiters = calloc(rs.slots, sizeof(*os->ring_waiters));
 	if (!os->ring_waiters)
-		return 0;
+		return -ENOMEM;
 	map = mmap(NULL, rs.size, PROT_READ | PROT_WRITE, MAP_SHARED, os->fd,
 		   rs.mmap_offset);
 	if (map == MAP_FAILED) {
+		ret = -errno;
 		free(os->ring_waiters);
 		os->ring_waiters = NULL;
-		return 0;
+		return ret;
 	}
 	page = map;
 	os->ring_size = rs.size;
@@ -137,7 +141,17 @@ static void os_set_pollable(struct ordsched *os)
 	 */
 	tail = os_ring_load(os->view.tail);
 	n = os_ring_load(os->view.head) - tail;
-	for (i = 0; n <= os->view.mask + 1 && i <= n; i++) {
+	/*
+	 * A tail read long before the head (we were preempted while others
+	 * took and retired a window's worth): every live ticket is among
+	 * the last slots + 1 up to the head, and a slot that names another
+	 * ticket is skipped below.
+	 */
+	if (n > os->view.mask + 1) {
+		tail += n - (os->view.mask + 1);
+		n = os->view.mask + 1;
+	}
+	for (i = 0; i <= n; i++) {
 		t = tail + i;
 		if (os_ring_load(ordsched_ring_slot(&os->view, t)) ==
 		    ordsched_ring_word(t, os->ring_id, ORDSCHED_RING_OWNED))

@@ -120,15 +120,17 @@ int ordsched_complete_batch(struct ordsched *os, uint64_t first,
 			    unsigned int count)
 {
 	struct ordsched_range r = { .ticket = first, .count = count };
-	int ret;
 
 	if (os_ring(os))
 		return ring_retire(os, first, count);
-	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE, &r);
-	/* Whatever the answer: see struct ordsched's owned. */
+	/*
+	 * Whatever the answer, and before the kernel retires them: a wait
+	 * of another thread that sees the tail reach one of them must not
+	 * find it still ours (see struct ordsched's owned).
+	 */
 	if (count <= os->api.max_batch)
 		os_own(os, first, count, 0);
-	return ret;
+	return os_ioctl(os, ORDSCHED_IOC_COMPLETE, &r);
 }
 
 /*
@@ -152,15 +154,17 @@ int ordsched_trash_batch(struct ordsched *os, uint64_t first,
 			 unsigned int count)
 {
 	struct ordsched_range r = { .ticket = first, .count = count };
-	int ret;
 
 	if (os_ring(os))
 		return ring_retire(os, first, count);
-	ret = os_ioctl(os, ORDSCHED_IOC_TRASH, &r);
-	/* Whatever the answer: see struct ordsched's owned. */
+	/*
+	 * Whatever the answer, and before the kernel retires them: a wait
+	 * of another thread that sees the tail reach one of them must not
+	 * find it still ours (see struct ordsched's owned).
+	 */
 	if (count <= os->api.max_batch)
 		os_own(os, first, count, 0);
-	return ret;
+	return os_ioctl(os, ORDSCHED_IOC_TRASH, &r);
 }
 
 OS_HOT int ordsched_trash(struct ordsched *os, uint64_t ticket)

@@ -178,7 +178,12 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
 	ret = ordsched_ring_wait(&os->view, os->ring_id, ticket, 0, &ctx);
 	others = __atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
-	if ((others || __atomic_load_n(&os->pollable, __ATOMIC_RELAXED)) &&
+	/*
+	 * Sequentially consistent, as the store in os_set_pollable(): a
+	 * scan that found the flag still set on our slot (and skipped it)
+	 * is seen here, and we set it again.
+	 */
+	if ((others || __atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST)) &&
 	    os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
 						 ORDSCHED_RING_OWNED),
 			ordsched_ring_word(ticket, os->ring_id,
@@ -204,8 +209,16 @@ static int ioctl_wait(struct ordsched *os, uint64_t ticket,
 		spin = 0;
 	for (i = 0; i < spin; i++) {
 		tail = ordsched_tail(os);
-		if (tail == ticket)
-			return 0;
+		/*
+		 * Still ours, looked at after the tail: in a ring domain the
+		 * tail steps onto tickets retired early, and another thread
+		 * of ours forgets a ticket before it retires it.
+		 */
+		if (tail == ticket) {
+			if (os_owns(os, ticket))
+				return 0;
+			break;
+		}
 		/* Passed or far behind: the kernel tells which and why. */
 		if (tail > ticket)
 			break;
