@@ -27,8 +27,9 @@
  * it) its waiters are woken to learn that. The buckets hold at most
  * ORDSCHED_MAX_WAITERS_DOMAIN waiters, ORDSCHED_MAX_WAITERS_HANDLE of one
  * handle (EBUSY beyond), and a retirement of a range visits each bucket
- * at most once: whatever the range and the threads do, one retirement
- * looks at no more than that many waiters with the lock held.
+ * at most once, then the buckets of the new tail and of the ticket after
+ * it: whatever the range and the threads do, one retirement looks at no
+ * waiter more than twice with the lock held.
  *
  * Lifetime: a handle lives as long as its file; the domain as long as its
  * last reference: its handles, and a tail advance of ring.c still queued.

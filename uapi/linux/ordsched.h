@@ -45,8 +45,9 @@
 
 /*
  * The most threads that may sleep at once in the waits of one handle, and
- * of one domain: a retirement looks at every sleeper of the domain at
- * most once, under the domain's lock.
+ * of one domain: in one hold of the domain's lock, a retirement looks at
+ * no sleeper of the domain more than twice (once for the range retired,
+ * once for the turn it brings).
  */
 #define ORDSCHED_MAX_WAITERS_HANDLE	128
 #define ORDSCHED_MAX_WAITERS_DOMAIN	512
@@ -224,7 +225,9 @@ struct ordsched_new_handle {
  *	ORDSCHED_IOC_RING_WAKE wakes), which wait for theirs in the kernel,
  *	spinning while their CPU has nothing else to run for at most about
  *	100 microseconds, then asleep again; a wake-up ahead never makes a
- *	wait return before its turn
+ *	wait return before its turn. In a ring domain every waiter an
+ *	ORDSCHED_IOC_RING_WAKE wakes counts, also one whose turn has not
+ *	come and whose ticket is still held: it sleeps again
  * @timeouts: out: waits that reached their deadline
  * @interrupts: out: waits interrupted by a signal
  * @full: out: take commands answered EAGAIN
