@@ -13,6 +13,13 @@
  * the turn to the next chunk's worker. A worker whose chunk is out of
  * the file trashes its ticket and stops.
  *
+ * Failures. A worker that fails notes the error first, then trashes its
+ * ticket: the turn moves on, so no worker waits for it, and every later
+ * worker, at its turn, finds the error (the turn's acquire orders the
+ * note before) and trashes its ticket instead of writing. So nothing is
+ * written after a hole. OUTPUT is written as a temporary file beside it
+ * and renamed over it only on success: on any error it is left as it was.
+ *
  * Where the kernel offers the shared ring, taking, completing and a wait
  * whose turn comes while it spins cost no system call: the only ones left
  * are the sleeps of a worker whose turn is far, and the wake-up its
@@ -46,6 +53,7 @@ struct job {
 	int level;
 	uint64_t first;		/* the ticket of chunk 0 */
 	int err;		/* first error, -errno or a zlib code */
+	uint64_t err_chunk;	/* the chunk it came from, if any */
 	uint64_t bytes_out;	/* written so far, only in turn */
 	uint64_t waited;	/* waits that found the turn not yet come */
 };
@@ -57,12 +65,13 @@ struct worker {
 	z_stream zs;
 };
 
-static void job_fail(struct job *job, int err)
+static void job_fail(struct job *job, int err, uint64_t chunk)
 {
 	int zero = 0;
 
-	__atomic_compare_exchange_n(&job->err, &zero, err, 0,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (__atomic_compare_exchange_n(&job->err, &zero, err, 0,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		job->err_chunk = chunk;
 }
 
 static int write_all(int fd, const unsigned char *p, size_t n)
@@ -137,6 +146,9 @@ static int do_chunk(struct worker *w, uint64_t t)
 	ret = ordsched_wait(job->os, t, ORDSCHED_NO_DEADLINE);
 	if (ret)
 		return ret;
+	/* An earlier chunk failed: writing ours would leave a hole. */
+	if (__atomic_load_n(&job->err, __ATOMIC_RELAXED))
+		return ordsched_trash(job->os, t);
 	/* Our turn: every earlier chunk is written, no later one is. */
 	ret = write_all(job->out, w->out, clen);
 	if (ret)
@@ -164,13 +176,17 @@ static void *worker_main(void *arg)
 		}
 		ret = do_chunk(w, t);
 		if (ret) {
-			/* Trash it, so that nobody waits for us (may fail). */
+			/*
+			 * Noted before the trash hands the turn on: the later
+			 * chunks see it at their turn and write nothing.
+			 */
+			job_fail(job, ret, t - job->first);
 			ordsched_trash(job->os, t);
-			break;
+			return NULL;
 		}
 	}
 	if (ret)
-		job_fail(job, ret);
+		job_fail(job, ret, UINT64_MAX);
 	return NULL;
 }
 
@@ -209,24 +225,47 @@ static void usage(void)
 		MAX_THREADS);
 }
 
+/* A decimal number from @min to @max, all of @s; else a message. */
+static int parse_num(int opt, const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "ordsched-pgzip: -%c %s: not a number from %ld to %ld\n",
+			opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct job *job, long *threads,
 		      int *verbose)
 {
-	long kib = 256;
+	long kib = 256, level = 6;
 	int opt;
 
 	*threads = sysconf(_SC_NPROCESSORS_ONLN);
-	job->level = 6;
+	if (*threads < 1)
+		*threads = 1;
+	if (*threads > MAX_THREADS)
+		*threads = MAX_THREADS;
 	while ((opt = getopt(argc, argv, "j:b:l:vh")) != -1) {
 		switch (opt) {
 		case 'j':
-			*threads = strtol(optarg, NULL, 10);
+			if (parse_num(opt, optarg, 1, MAX_THREADS, threads))
+				return -1;
 			break;
 		case 'b':
-			kib = strtol(optarg, NULL, 10);
+			if (parse_num(opt, optarg, 1, 65536, &kib))
+				return -1;
 			break;
 		case 'l':
-			job->level = strtol(optarg, NULL, 10);
+			if (parse_num(opt, optarg, 1, 9, &level))
+				return -1;
 			break;
 		case 'v':
 			*verbose = 1;
@@ -235,36 +274,96 @@ static int parse_args(int argc, char **argv, struct job *job, long *threads,
 			return -1;
 		}
 	}
-	if (*threads < 1)
-		*threads = 1;
-	if (*threads > MAX_THREADS)
-		*threads = MAX_THREADS;
-	if (kib < 1 || kib > 65536 || job->level < 1 || job->level > 9 ||
-	    optind >= argc || argc - optind > 2)
+	if (optind >= argc || argc - optind > 2)
 		return -1;
+	job->level = level;
 	job->chunk = kib * 1024;
 	return 0;
 }
 
-static int open_files(struct job *job, int argc, char **argv)
+/* INPUT: a regular file, whose size tells the chunks. */
+static int open_input(struct job *job, const char *in, struct stat *st)
 {
-	const char *out = optind + 1 < argc ? argv[optind + 1] : "-";
-	struct stat st;
-
-	job->in = open(argv[optind], O_RDONLY | O_CLOEXEC);
-	if (job->in < 0 || fstat(job->in, &st)) {
-		fprintf(stderr, "ordsched-pgzip: %s: %s\n", argv[optind],
-			strerror(errno));
+	job->in = open(in, O_RDONLY | O_CLOEXEC);
+	if (job->in < 0 || fstat(job->in, st)) {
+		fprintf(stderr, "ordsched-pgzip: %s: %s\n", in, strerror(errno));
 		return -1;
 	}
-	job->size = st.st_size;
-	job->out = strcmp(out, "-") ? open(out, O_WRONLY | O_CREAT | O_TRUNC |
-					   O_CLOEXEC, 0644) : STDOUT_FILENO;
+	if (!S_ISREG(st->st_mode)) {
+		fprintf(stderr, "ordsched-pgzip: %s: not a regular file (pipes and devices have no size to cut into chunks)\n",
+			in);
+		return -1;
+	}
+	job->size = st->st_size;
+	return 0;
+}
+
+/* OUTPUT must not be the input: the rename would replace it. */
+static int check_output(const char *out, const struct stat *in)
+{
+	struct stat st;
+	int ret = strcmp(out, "-") ? stat(out, &st) : fstat(STDOUT_FILENO, &st);
+
+	if (ret || st.st_dev != in->st_dev || st.st_ino != in->st_ino)
+		return 0;
+	fprintf(stderr, "ordsched-pgzip: %s: is the input file\n",
+		strcmp(out, "-") ? out : "standard output");
+	return -1;
+}
+
+/*
+ * OUTPUT: standard output, or a temporary file beside @out (in @tmp),
+ * renamed over it by finish_output().
+ */
+static int open_output(struct job *job, const char *out, char **tmp)
+{
+	mode_t mask;
+
+	*tmp = NULL;
+	if (!strcmp(out, "-")) {
+		job->out = STDOUT_FILENO;
+		return 0;
+	}
+	if (asprintf(tmp, "%s.XXXXXX", out) < 0) {
+		*tmp = NULL;
+		fprintf(stderr, "ordsched-pgzip: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	job->out = mkstemp(*tmp);
 	if (job->out < 0) {
-		fprintf(stderr, "ordsched-pgzip: %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "ordsched-pgzip: %s: %s\n", *tmp, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return -1;
+	}
+	/* What open(O_CREAT, 0666) would have given, not mkstemp()'s 0600. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(job->out, 0666 & ~mask)) {
+		fprintf(stderr, "ordsched-pgzip: %s: %s\n", *tmp, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/* Put the temporary file in place, or drop it (@ok false): 0 or -1. */
+static int finish_output(struct job *job, const char *out, char *tmp, int ok)
+{
+	int ret = 0;
+
+	if (!tmp)
+		return 0;
+	if (ok && (fsync(job->out) || close(job->out) || rename(tmp, out))) {
+		fprintf(stderr, "ordsched-pgzip: %s: %s\n", out, strerror(errno));
+		ok = 0;
+		ret = -1;
+	} else if (!ok) {
+		close(job->out);
+	}
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	return ret;
 }
 
 static int run(struct job *job, long threads)
@@ -284,7 +383,7 @@ static int run(struct job *job, long threads)
 			worker_fini(&w[i]);
 	}
 	if (ret)
-		job_fail(job, ret);
+		job_fail(job, ret, UINT64_MAX);
 	for (i = 0; i < started; i++) {
 		pthread_join(th[i], NULL);
 		worker_fini(&w[i]);
@@ -292,10 +391,28 @@ static int run(struct job *job, long threads)
 	return job->err;
 }
 
+static void report_error(const struct job *job, const char *in, int err)
+{
+	const char *what = err == -EPROTO ? "compression failed" :
+			   strerror(-err);
+
+	if (job->err_chunk == UINT64_MAX)
+		fprintf(stderr, "ordsched-pgzip: %s\n", what);
+	else if (err == -EIO)
+		fprintf(stderr, "ordsched-pgzip: %s: chunk %llu: %s (did the file change size?)\n",
+			in, (unsigned long long)job->err_chunk, what);
+	else
+		fprintf(stderr, "ordsched-pgzip: %s: chunk %llu: %s\n", in,
+			(unsigned long long)job->err_chunk, what);
+}
+
 int main(int argc, char **argv)
 {
 	struct job job = { 0 };
 	struct ordsched_stats st;
+	const char *in, *out;
+	struct stat in_st;
+	char *tmp = NULL;
 	long threads;
 	int verbose = 0, ret;
 	uint64_t t0;
@@ -304,24 +421,30 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	if (open_files(&job, argc, argv))
+	in = argv[optind];
+	out = optind + 1 < argc ? argv[optind + 1] : "-";
+	/* Everything that can fail before OUTPUT is touched. */
+	if (open_input(&job, in, &in_st) || check_output(out, &in_st))
 		return 1;
 	ret = ordsched_open(&job.os);
 	if (ret) {
 		fprintf(stderr, "ordsched-pgzip: /dev/ordsched: %s\n", strerror(-ret));
 		return 1;
 	}
+	if (open_output(&job, out, &tmp)) {
+		finish_output(&job, out, tmp, 0);
+		return 1;
+	}
 	job.first = ordsched_head(job.os);
 	job.chunks = job.size ? (job.size + job.chunk - 1) / job.chunk : 1;
 	t0 = ordsched_now();
 	ret = run(&job, threads);
-	if (ret) {
-		fprintf(stderr, "ordsched-pgzip: %s\n", ret == -EPROTO ?
-			"compression failed" : strerror(-ret));
+	if (ret)
+		report_error(&job, in, ret);
+	if (finish_output(&job, out, tmp, !ret) || ret)
 		return 1;
-	}
-	if (job.out != STDOUT_FILENO && close(job.out)) {
-		perror("ordsched-pgzip: close");
+	if (job.out == STDOUT_FILENO && close(job.out)) {
+		perror("ordsched-pgzip: standard output");
 		return 1;
 	}
 	if (verbose && !ordsched_stats(job.os, &st))
