@@ -4,6 +4,8 @@
  * on each for a random time, so they finish out of order, and print the
  * results in arrival order: the ticket's turn orders the printing.
  */
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -61,51 +63,80 @@ static void *demo_thread(void *arg)
 			break;
 		}
 		ret = demo_item(w, t);
-		if (ret)
+		if (ret) {
+			/* Trashed, so the later items' workers do not wait. */
+			ordsched_trash(d->os, t);
 			break;
+		}
 	}
 	if (ret)
 		d->err = ret;
 	return NULL;
 }
 
+/* A whole decimal number from @min to @max, or -1. */
+static long demo_num(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || end == s || *end || v < min || v > max ? -1 : v;
+}
+
 int cmd_demo(int argc, char **argv)
 {
 	struct demo d = { .items = 20 };
-	unsigned int threads = 4, i;
+	long threads = 4, items = 20, i, started;
 	struct worker w[64];
 	pthread_t th[64];
 	int opt, ret;
 
+	opterr = 0;
 	while ((opt = getopt(argc, argv, "t:n:")) != -1) {
 		switch (opt) {
 		case 't':
-			threads = strtoul(optarg, NULL, 10);
+			threads = demo_num(optarg, 1, 64);
 			break;
 		case 'n':
-			d.items = strtoul(optarg, NULL, 10);
+			items = demo_num(optarg, 1, UINT_MAX);
 			break;
 		default:
-			fprintf(stderr, "usage: %s demo [-t THREADS] [-n ITEMS]\n", prog);
-			return 2;
+			threads = 0;
+			break;
 		}
+		if (threads < 1 || items < 1)
+			break;
 	}
-	if (!threads || threads > 64 || !d.items) {
-		fprintf(stderr, "%s: demo: 1 to 64 threads, at least 1 item\n", prog);
+	if (threads < 1 || items < 1 || optind != argc) {
+		fprintf(stderr, "usage: %s demo [-t THREADS] [-n ITEMS]: 1 to 64 threads, at least 1 item\n",
+			prog);
 		return 2;
 	}
+	d.items = items;
 	ret = ordsched_open(&d.os);
 	if (ret)
 		return fail("cannot open the device", ret);
 	d.first = ordsched_head(d.os);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("%u workers, %u items of 0-3 ms of work each, printed in order:\n",
+	printf("%ld workers, %u items of 0-3 ms of work each, printed in order:\n",
 	       threads, d.items);
-	for (i = 0; i < threads; i++) {
-		w[i] = (struct worker){ .d = &d, .id = i, .seed = i * 7919 + 1 };
-		pthread_create(&th[i], NULL, demo_thread, &w[i]);
+	for (started = 0; started < threads; started++) {
+		w[started] = (struct worker){ .d = &d, .id = started,
+					      .seed = started * 7919 + 1 };
+		ret = pthread_create(&th[started], NULL, demo_thread,
+				     &w[started]);
+		if (ret) {
+			/* Those started finish the items alone. */
+			if (!started) {
+				ordsched_close(d.os);
+				return fail("cannot start a thread", -ret);
+			}
+			break;
+		}
 	}
-	for (i = 0; i < threads; i++)
+	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	ordsched_close(d.os);
 	if (d.err)

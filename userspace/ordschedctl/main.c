@@ -66,6 +66,17 @@ void print_stats(const struct ordsched_stats *st)
 	printf("held       %llu (this handle)\n", (unsigned long long)st->held);
 }
 
+/* A command's status, or 1 if what it printed did not all get out. */
+static int flushed(int ret)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: standard output: %s\n", prog,
+			strerror(errno));
+		return ret ? ret : 1;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -77,11 +88,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return flushed(0);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return flushed(commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;

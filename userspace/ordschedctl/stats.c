@@ -6,6 +6,7 @@
  * kernel says about it. Needs ptrace rights over PID.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,7 +26,9 @@ static int parse(const char *s, long *v)
 
 	errno = 0;
 	*v = strtol(s, &end, 10);
-	return errno || *end || end == s || *v < 0 ? -EINVAL : 0;
+	/* PIDs and descriptors are ints: no value that a cast would wrap. */
+	return errno || *end || end == s || *v < 0 || *v > INT_MAX ?
+	       -EINVAL : 0;
 }
 
 static int grab_fd(long pid, long fd)
