@@ -101,6 +101,37 @@ TEST(pgzip_bad_arguments)
 	EXPECT_EQ(2, sh("ordsched-pgzip 2>/dev/null"));
 	EXPECT_EQ(2, sh("ordsched-pgzip -l 0 /dev/null 2>/dev/null"));
 	EXPECT_EQ(1, sh("ordsched-pgzip /nonexistent 2>/dev/null"));
+	/* p1: numbers are checked whole, not clamped or cut short. */
+	EXPECT_EQ(2, sh("ordsched-pgzip -j abc /etc/hostname 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordsched-pgzip -l 6zz /etc/hostname 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordsched-pgzip -b 1k /etc/hostname 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordsched-pgzip -j 0 /etc/hostname 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordsched-pgzip -j 65 /etc/hostname 2>/dev/null"));
+}
+
+/*
+ * p1: "INPUT must be a regular file ..., other than OUTPUT. OUTPUT ... on
+ * any error it is left as it was, and the temporary file is removed."
+ * The input as its own output once truncated it to nothing; a pipe gave
+ * an empty archive and exit 0.
+ */
+TEST(pgzip_refusals_leave_files_alone)
+{
+	if (!have("ordsched-pgzip"))
+		SKIP(return, "ordsched-pgzip not in PATH");
+	ASSERT_EQ(0, sh("mkdir -p " DIR " && rm -f " DIR "/* && seq 1 5000 > " DIR
+			"/in && cp " DIR "/in " DIR "/keep && echo old > " DIR "/out"));
+	EXPECT_EQ(1, sh("ordsched-pgzip " DIR "/in " DIR "/in 2>/dev/null"));
+	EXPECT_EQ(0, sh("cmp -s " DIR "/in " DIR "/keep"));
+	EXPECT_EQ(1, sh("ordsched-pgzip " DIR "/in >> " DIR "/in 2>/dev/null"));
+	EXPECT_EQ(0, sh("cmp -s " DIR "/in " DIR "/keep"));
+	EXPECT_EQ(1, sh("seq 1 10 | ordsched-pgzip /dev/stdin " DIR "/out 2>/dev/null"));
+	EXPECT_EQ(1, sh("ordsched-pgzip " DIR " " DIR "/out 2>/dev/null"));
+	EXPECT_EQ(0, sh("test \"$(cat " DIR "/out)\" = old"));
+	/* Success replaces OUTPUT, and leaves no temporary file behind. */
+	EXPECT_EQ(0, sh("ordsched-pgzip " DIR "/in " DIR "/out"));
+	EXPECT_EQ(0, sh("gunzip -c < " DIR "/out | cmp -s - " DIR "/keep"));
+	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 3"));
 }
 
 /*
@@ -123,6 +154,16 @@ TEST_F_TIMEOUT(slow, ordschedctl_selftest, 240)
 	EXPECT_EQ(0, sh("ordschedctl demo -t 3 -n 10 > /dev/null"));
 	EXPECT_EQ(0, sh("ordschedctl --help > /dev/null"));
 	EXPECT_EQ(2, sh("ordschedctl no-such-command 2>/dev/null"));
+	/* c8 "1 on failure": output that did not get out is one. */
+	EXPECT_EQ(1, sh("ordschedctl help > /dev/full 2>/dev/null"));
+	/* c8 demo "-t THREADS, 1 to 64" "-n ITEMS": bad usage is 2. */
+	EXPECT_EQ(2, sh("ordschedctl demo -n 5x 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordschedctl demo -n -1 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordschedctl demo -t 4294967297 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordschedctl demo extra 2>/dev/null"));
+	/* A PID or descriptor a cast would wrap onto another one. */
+	EXPECT_EQ(2, sh("ordschedctl stats %lld 0 2>/dev/null",
+			(long long)getpid() + (1LL << 32)));
 }
 
 /* "stats PID FD" looks at our own handle, through pidfd_getfd(). */

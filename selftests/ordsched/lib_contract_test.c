@@ -1602,6 +1602,45 @@ TEST(mixed_paths)
 	ordsched_close(r);
 }
 
+/*
+ * h:282 wait "-EALREADY when the ticket was completed or trashed, also
+ * during the wait", on the ioctl path in a ring domain, where the tail
+ * steps onto a ticket trashed early for a moment. A thread of k spins on
+ * the tail for t1 while another trashes t1 and r completes t0: the spin
+ * used to answer 0 when it caught the tail on t1 (timing-dependent, so
+ * 500 rounds; a correct library never answers 0).
+ */
+TEST(mixed_wait_trashed_during)
+{
+	struct ordsched *r, *k;
+	struct waiter w;
+	int i, zeros = 0, other = 0;
+	uint64_t t0, t1;
+
+	if (!kernel_has_ring())
+		SKIP(return, "no ORDSCHED_FEAT_RING");
+	ASSERT_EQ(0, ordsched_open(&r));
+	ASSERT_EQ(0, ordsched_from_fd_flags(raw_new_handle(ordsched_fd(r)),
+					    ORDSCHED_OPEN_NO_RING, &k));
+	ordsched_set_spin(k, 1u << 22);
+	for (i = 0; i < 500; i++) {
+		TAKE(r, &t0);
+		TAKE(k, &t1);
+		ASSERT_EQ(0, waiter_start(&w, W_WAIT, k, t1, mono() + LONG_NS));
+		usleep(50);
+		ASSERT_EQ(0, ordsched_trash(k, t1));
+		ASSERT_EQ(0, ordsched_complete(r, t0));
+		ASSERT_EQ(0, waiter_join(&w, 15));
+		zeros += w.rc == 0;
+		other += w.rc != 0 && w.rc != -EALREADY;
+	}
+	EXPECT_EQ(0, zeros) TH_LOG("%d of 500 waits answered 0", zeros);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(ordsched_head(r), ordsched_tail(r));
+	ordsched_close(k);
+	ordsched_close(r);
+}
+
 /* Shared mappings in /proc/self/maps (the status page and the ring are
  * MAP_SHARED: u:261, r:23). */
 static int dev_mappings(void)
