@@ -333,10 +333,19 @@ static bool pd_at(struct pd_ctx *c, struct pd_task *p, u64 when)
 	return ordsched_delay_queue_at(c->d, &p->task, when);
 }
 
+/*
+ * ordsched_delay_queue() is queue_at(from_now(@delay_ns)), inline in the
+ * header: read the clock once, so that the deadline noted is the task's.
+ * Read twice, a stall in between (a debug kernel's, or the host's) made
+ * the task's real deadline later than the one noted, and the order
+ * checked against the notes failed where the scheduler was right.
+ */
 static bool pd_after(struct pd_ctx *c, struct pd_task *p, u64 delay_ns)
 {
-	pd_note(c, p, ordsched_delay_from_now(delay_ns));
-	return ordsched_delay_queue(c->d, &p->task, delay_ns);
+	u64 when = ordsched_delay_from_now(delay_ns);
+
+	pd_note(c, p, when);
+	return ordsched_delay_queue_at(c->d, &p->task, when);
 }
 
 static bool pd_mod(struct pd_ctx *c, struct pd_task *p, u64 when)
