@@ -2256,18 +2256,12 @@ static void moved_stop_cancelled(struct ordsched_delay_task *task)
 		atomic_inc(&moved_stop_of->cancelled);
 }
 
-/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
 static int moved_stop_hold(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct moved_stop *ms = container_of(kp, struct moved_stop, kp);
-	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
 
-	if ((void *)regs_get_kernel_argument(regs, 0) != &ms->task.wq.work ||
-	    atomic_cmpxchg(&ms->stage, 0, 1) != 0)
-		return 0;
-	while (atomic_read(&ms->stage) != 2 &&
-	       ktime_get_mono_fast_ns() < until)
-		cpu_relax();
+	if ((void *)regs_get_kernel_argument(regs, 0) == &ms->task.wq.work)
+		kt_hold(&ms->stage);
 	return 0;
 }
 
@@ -2292,12 +2286,35 @@ static bool moved_stop_wait(atomic_t *v, int val)
 	return true;
 }
 
+/*
+ * Queue ms->task (a workqueue task) due now, hold its target as it starts
+ * it and move it to @delay_ns from now, which leaves it to the held
+ * target. 0 when it is held and moved; -ENOENT (skipped) without the
+ * kprobe, which is then not registered; -ETIMEDOUT when it never got held.
+ */
+static int moved_start(struct ktest *t, struct moved_stop *ms, u64 delay_ns)
+{
+	ms->kp.symbol_name = "ordsched:delay_work_fn";
+	ms->kp.pre_handler = moved_stop_hold;
+	if (register_kprobe(&ms->kp)) {
+		ktest_skip(t, "no kprobe on delay_work_fn");
+		return -ENOENT;
+	}
+	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->task, 0));
+	if (!KT_EXPECT(t, moved_stop_wait(&ms->stage, 1)))
+		return -ETIMEDOUT;
+	/* Started: the modify leaves it to the held target. */
+	KT_EXPECT(t, ordsched_delay_mod(ms->d, &ms->task, delay_ns));
+	return 0;
+}
+
 static void stop_run_moved(struct ktest *t)
 {
 	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
 	struct task_struct *stopper = NULL;
 	struct moved_stop *ms;
 	unsigned long until;
+	int ret;
 
 	if (num_online_cpus() < 2) {
 		ktest_skip(t, "needs two CPUs");
@@ -2313,17 +2330,11 @@ static void stop_run_moved(struct ktest *t)
 		goto out_free;
 	ordsched_delay_task_init(&ms->task, moved_stop_fn, NULL);
 	ordsched_delay_task_init(&ms->probe, moved_stop_fn, NULL);
-	ms->kp.symbol_name = "ordsched:delay_work_fn";
-	ms->kp.pre_handler = moved_stop_hold;
-	if (register_kprobe(&ms->kp)) {
-		ktest_skip(t, "no kprobe on delay_work_fn");
+	ret = moved_start(t, ms, 10 * NSEC_PER_SEC);
+	if (ret == -ENOENT)
 		goto out_delay;
-	}
-	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->task, 0));
-	if (!KT_EXPECT(t, moved_stop_wait(&ms->stage, 1)))
+	if (ret)
 		goto out_probe;
-	/* Started: the modify leaves it to the held target. */
-	KT_EXPECT(t, ordsched_delay_mod(ms->d, &ms->task, 10 * NSEC_PER_SEC));
 	stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
 	if (!KT_EXPECT(t, !IS_ERR(stopper)))
 		goto out_probe;
@@ -2457,6 +2468,7 @@ static void moved_keeps_order(struct ktest *t)
 {
 	struct workqueue_struct *wq;
 	struct moved_stop *ms;
+	int ret;
 
 	if (num_online_cpus() < 2) {
 		ktest_skip(t, "needs two CPUs");
@@ -2472,16 +2484,10 @@ static void moved_keeps_order(struct ktest *t)
 		goto out_free;
 	ordsched_delay_task_init(&ms->task, moved_stop_fn, wq);
 	ordsched_delay_task_init(&ms->later, moved_stop_fn, wq);
-	ms->kp.symbol_name = "ordsched:delay_work_fn";
-	ms->kp.pre_handler = moved_stop_hold;
-	if (register_kprobe(&ms->kp)) {
-		ktest_skip(t, "no kprobe on delay_work_fn");
+	ret = moved_start(t, ms, 2 * NSEC_PER_MSEC);
+	if (ret == -ENOENT)
 		goto out_delay;
-	}
-	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->task, 0));
-	if (KT_EXPECT(t, moved_stop_wait(&ms->stage, 1))) {
-		KT_EXPECT(t, ordsched_delay_mod(ms->d, &ms->task,
-						2 * NSEC_PER_MSEC));
+	if (!ret) {
 		KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->later,
 						  4 * NSEC_PER_MSEC));
 		msleep(30);

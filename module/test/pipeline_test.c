@@ -254,19 +254,13 @@ static const struct ordsched_pipeline_ops elsewhere_ops = {
 	.serial = elsewhere_serial,
 };
 
-/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
 static int elsewhere_hold(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct elsewhere *e = container_of(kp, struct elsewhere, kp);
-	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
 
-	if (current != READ_ONCE(e->canceller) ||
-	    (void *)regs_get_kernel_argument(regs, 0) != &e->job.work ||
-	    atomic_cmpxchg(&e->stage, 0, 1) != 0)
-		return 0;
-	while (atomic_read(&e->stage) != 2 &&
-	       ktime_get_mono_fast_ns() < until)
-		cpu_relax();
+	if (current == READ_ONCE(e->canceller) &&
+	    (void *)regs_get_kernel_argument(regs, 0) == &e->job.work)
+		kt_hold(&e->stage);
 	return 0;
 }
 

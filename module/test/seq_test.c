@@ -624,18 +624,12 @@ struct stale_head {
 	int driver_ret;
 };
 
-/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
 static int stale_head_hold(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct stale_head *sh = container_of(kp, struct stale_head, kp);
-	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
 
-	if (current != READ_ONCE(sh->victim) ||
-	    atomic_cmpxchg(&sh->stage, 0, 1) != 0)
-		return 0;
-	while (atomic_read(&sh->stage) != 2 &&
-	       ktime_get_mono_fast_ns() < until)
-		cpu_relax();
+	if (current == READ_ONCE(sh->victim))
+		kt_hold(&sh->stage);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "util.h"
 
@@ -19,6 +20,22 @@ void kt_owned_fn(struct ordsched_delay_task *task)
 
 	atomic_inc(o->freed);
 	kfree(o);
+}
+
+/*
+ * For a kprobe handler that holds a thread at a chosen instruction: the
+ * first caller moves @stage from 0 (armed) to 1 (held) and spins until the
+ * test sets it to 2 (let go), or for 2 s at most; later callers pass. A
+ * kprobe handler runs as an NMI would: only NMI-safe clocks here.
+ */
+void kt_hold(atomic_t *stage)
+{
+	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
+
+	if (atomic_cmpxchg(stage, 0, 1) != 0)
+		return;
+	while (atomic_read(stage) != 2 && ktime_get_mono_fast_ns() < until)
+		cpu_relax();
 }
 
 void kt_spin(unsigned int loops)

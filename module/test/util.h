@@ -23,6 +23,9 @@ static inline u32 kt_rand(u32 *state)
 /* Busy work of about @loops iterations, to scramble completion order. */
 void kt_spin(unsigned int loops);
 
+/* In a kprobe handler: hold the first thread there until @stage is 2. */
+void kt_hold(atomic_t *stage);
+
 /*
  * Run @fn(@data, i) for i in [0, @nr) on @nr kthreads, thread i bound to
  * online CPU i % num_online_cpus(), all released at once; wait for all.
