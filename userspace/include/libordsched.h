@@ -166,7 +166,7 @@ int ordsched_uses_ring(const struct ordsched *os);
  * Return: 0; -EMFILE, -ENFILE; -ENOMEM; -ENOSPC when it would take the
  * ring but the domain has no ring id left for it (65,535 handles at once:
  * the ioctl path needs one there too); or as ordsched_open() for the
- * handshake and the status page's mmap(2).
+ * handshake and the mmap(2) of the status page and the ring.
  */
 int ordsched_new_handle(struct ordsched *os, struct ordsched **out);
 
