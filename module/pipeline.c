@@ -20,6 +20,8 @@
 #include <linux/hardirq.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+/* Last: it uses cpu_relax() and does not include its header. */
+#include <linux/bit_spinlock.h>
 #include <ordsched.h>
 
 #include "internal.h"
@@ -174,28 +176,35 @@ static void pipeline_parallel(struct work_struct *work)
 		ordsched_seq_queue(pl->seq, job->ticket, &job->item);
 }
 
+/*
+ * Bit 0 of job->lock. A queueing of the job and a cancel take it, with
+ * interrupts off: either may come from softirq context over the other.
+ */
+#define PIPELINE_JOB_LOCK	0
+
 /* @defer: from the free path, which must not run serial steps. */
 static bool pipeline_cancel(struct ordsched_pipeline *pl,
 			    struct ordsched_job *job, bool defer)
 {
+	unsigned long flags;
+	bool taken;
+
 	/*
-	 * Not pending: not queued yet, or started. cancel_work() would
-	 * take the PENDING bit of the idle work for a moment, and a
-	 * queueing of the job under way (pipeline_start()) that came then
-	 * would find it set and queue nothing: a job queued and never run.
+	 * No queueing of the job runs under its lock, so a queueing that
+	 * cancel_work() takes is one on @pl: ours, with what it stored
+	 * before queue_work(). Nor may one meet cancel_work(), which holds
+	 * the PENDING bit of a work not pending (not queued yet, or
+	 * started) for a moment: INIT_WORK() in pipeline_start() would
+	 * clear the bit under it, or queue_work() find it set and queue
+	 * nothing.
 	 */
-	if (!work_pending(&job->work) || !cancel_work(&job->work))
+	local_irq_save(flags);
+	bit_spin_lock(PIPELINE_JOB_LOCK, &job->lock);
+	taken = READ_ONCE(job->pipeline) == pl && cancel_work(&job->work);
+	bit_spin_unlock(PIPELINE_JOB_LOCK, &job->lock);
+	local_irq_restore(flags);
+	if (!taken)
 		return false;
-	/*
-	 * The queueing we took is ours now, and so is what it stored
-	 * before queue_work(). Its pipeline is not @pl if the job was
-	 * queued again elsewhere since the caller checked it: that job is
-	 * not ours to cancel (@ticket is another sequencer's). Give it back.
-	 */
-	if (unlikely(job->pipeline != pl)) {
-		queue_work(job->pipeline->wq, &job->work);
-		return false;
-	}
 	pipeline_job_debug_done(job);
 	this_cpu_inc(pl->stats->cancelled);
 	if (defer)
@@ -208,13 +217,19 @@ static bool pipeline_cancel(struct ordsched_pipeline *pl,
 static void pipeline_start(struct ordsched_pipeline *pl,
 			   struct ordsched_job *job)
 {
-	WRITE_ONCE(job->pipeline, pl);
+	unsigned long flags;
+
 	job->item.fn = pipeline_serial;
 	job->err = 0;
+	this_cpu_inc(pl->stats->queued);
+	local_irq_save(flags);
+	bit_spin_lock(PIPELINE_JOB_LOCK, &job->lock);
+	WRITE_ONCE(job->pipeline, pl);
 	INIT_WORK(&job->work, pipeline_parallel);
 	pipeline_job_debug_retrack(job);
-	this_cpu_inc(pl->stats->queued);
 	queue_work(pl->wq, &job->work);
+	bit_spin_unlock(PIPELINE_JOB_LOCK, &job->lock);
+	local_irq_restore(flags);
 }
 
 bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
@@ -250,12 +265,6 @@ EXPORT_SYMBOL_GPL(ordsched_pipeline_queue_wait);
 bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
 			      struct ordsched_job *job)
 {
-	/*
-	 * Another pipeline's job would be cancelled on the wrong sequencer.
-	 * Looked at again once its queueing is taken: see pipeline_cancel().
-	 */
-	if (READ_ONCE(job->pipeline) != pl)
-		return false;
 	return pipeline_cancel(pl, job, false);
 }
 EXPORT_SYMBOL_GPL(ordsched_pipeline_cancel);

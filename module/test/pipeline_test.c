@@ -211,69 +211,20 @@ static void bad_params(struct ktest *t)
 }
 
 /*
- * A cancel on pipeline A of a job that, meanwhile, ran on A and was
+ * A cancel on pipeline A of a job that, meanwhile, ran on A and is being
  * queued again on B: "a job ... last queued on another pipeline returns
- * false and is left alone". The canceller is held in cancel_work() (a
- * kprobe, for this job's work only), after it found the job A's and
- * pending there; the job then runs on A and is queued on B. It used to
- * take B's queueing and cancel the job's ticket, a ticket of B, on A's
- * sequencer.
+ * false and is left alone". The canceller is held twice: in cancel_work()
+ * (a kprobe), once it found the job A's and pending there, while the job
+ * runs on A; then once cancel_work() holds the PENDING bit of the idle
+ * work (a kretprobe on the workqueue's grab), while the queuer, on another
+ * CPU, queues the job on B. Both are bound to CPUs, as are the
+ * workqueues, so that the job runs at once during the first hold. The
+ * cancel used to meet the queueing: INIT_WORK() cleared the bit the grab
+ * held (a workqueue WARN when the cancel cleared it again), and the job
+ * was left queued on B with no PENDING bit. Now the queueing waits for
+ * the cancel, and the second hold runs out alone.
  */
-struct elsewhere {
-	struct kprobe kp;
-	struct ordsched_pipeline *a, *b;
-	struct ordsched_job job;
-	struct task_struct *canceller;
-	/* 0: armed, 1: the canceller is held, 2: let go */
-	atomic_t stage;
-	atomic_t serials;
-	struct ordsched_pipeline *ran_on[2];
-	struct completion ran, cancelled;
-	bool ret;
-};
-
-static struct elsewhere *elsewhere_of;
-
-static int elsewhere_parallel(struct ordsched_job *job)
-{
-	return 0;
-}
-
-static void elsewhere_serial(struct ordsched_job *job, int err)
-{
-	struct elsewhere *e = elsewhere_of;
-	int n = atomic_inc_return(&e->serials);
-
-	if (n <= 2)
-		e->ran_on[n - 1] = job->pipeline;
-	complete(&e->ran);
-}
-
-static const struct ordsched_pipeline_ops elsewhere_ops = {
-	.parallel = elsewhere_parallel,
-	.serial = elsewhere_serial,
-};
-
-static int elsewhere_hold(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct elsewhere *e = container_of(kp, struct elsewhere, kp);
-
-	if (current == READ_ONCE(e->canceller) &&
-	    (void *)regs_get_kernel_argument(regs, 0) == &e->job.work)
-		kt_hold(&e->stage);
-	return 0;
-}
-
-static int elsewhere_cancel(void *data)
-{
-	struct elsewhere *e = data;
-
-	e->ret = ordsched_pipeline_cancel(e->a, &e->job);
-	complete(&e->cancelled);
-	return 0;
-}
-
-/* Holds an ordered workqueue until its completion is done. */
+/* Holds a workqueue until its completion is done. */
 struct wq_gate {
 	struct work_struct work;
 	struct completion open;
@@ -285,93 +236,235 @@ static void wq_gate_fn(struct work_struct *work)
 						  work)->open, 5 * HZ);
 }
 
-static void cancel_requeued_elsewhere(struct ktest *t)
-{
-	struct workqueue_struct *wqa = NULL, *wqb = NULL;
-	struct ordsched_pipeline_params p = { .ops = &elsewhere_ops };
+struct meet {
+	struct kprobe kp;
+	struct kretprobe krp;
+	struct ordsched_pipeline *a, *b;
+	struct workqueue_struct *wqa, *wqb;
+	struct ordsched_job job;
+	struct wq_gate gate[2];
 	struct task_struct *canceller;
-	struct wq_gate *gate;
-	struct elsewhere *e;
+	/* The first hold: 0 armed, 1 held, 2 let go (kt_hold()). */
+	atomic_t stage;
+	/* The second hold: 0 armed, 1 held, 2 over. */
+	atomic_t grab;
+	/* The queueing on B returned; and did so during the second hold. */
+	atomic_t queued, queued_in_hold;
+	atomic_t serials;
+	struct ordsched_pipeline *ran_on[2];
+	struct completion ran, cancelled, driven;
+	bool queued_on_a, held, ran_on_a, held_over, ret, queued_on_b;
+};
+
+static struct meet *meet_of;
+
+static int meet_parallel(struct ordsched_job *job)
+{
+	return 0;
+}
+
+static void meet_serial(struct ordsched_job *job, int err)
+{
+	struct meet *m = meet_of;
+	int n = atomic_inc_return(&m->serials);
+
+	if (n <= 2)
+		m->ran_on[n - 1] = job->pipeline;
+	complete(&m->ran);
+}
+
+static const struct ordsched_pipeline_ops meet_ops = {
+	.parallel = meet_parallel,
+	.serial = meet_serial,
+};
+
+static bool meet_mine(struct meet *m, struct pt_regs *regs)
+{
+	return current == READ_ONCE(m->canceller) &&
+	       (void *)regs_get_kernel_argument(regs, 0) == &m->job.work;
+}
+
+static int meet_hold_cancel(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct meet *m = container_of(kp, struct meet, kp);
+
+	if (meet_mine(m, regs))
+		kt_hold(&m->stage);
+	return 0;
+}
+
+static int meet_grab_entry(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	struct meet *m = container_of(get_kretprobe(ri), struct meet, krp);
+
+	return !meet_mine(m, regs) || atomic_read(&m->stage) != 2;
+}
+
+/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
+static int meet_hold_grab(struct kretprobe_instance *ri,
+			  struct pt_regs *regs)
+{
+	struct meet *m = container_of(get_kretprobe(ri), struct meet, krp);
+	u64 until = ktime_get_mono_fast_ns() + 300 * NSEC_PER_MSEC;
+
+	if (atomic_cmpxchg(&m->grab, 0, 1) != 0)
+		return 0;
+	while (!atomic_read(&m->queued) && ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+	atomic_set(&m->queued_in_hold, atomic_read(&m->queued));
+	atomic_set(&m->grab, 2);
+	return 0;
+}
+
+static int meet_cancel(void *data)
+{
+	struct meet *m = data;
+
+	m->ret = ordsched_pipeline_cancel(m->a, &m->job);
+	complete(&m->cancelled);
+	return 0;
+}
+
+/*
+ * On the other CPU than the canceller's, whose holds have interrupts off
+ * there: queue the job on A behind A's gate; once the canceller is held
+ * in cancel_work(), let the job run on A; once it holds the idle work's
+ * PENDING bit, queue the job on B behind B's gate.
+ */
+static int meet_drive(void *data)
+{
+	struct meet *m = data;
 	unsigned long until;
+
+	queue_work(m->wqa, &m->gate[0].work);
+	queue_work(m->wqb, &m->gate[1].work);
+	m->queued_on_a = ordsched_pipeline_queue(m->a, &m->job);
+	wake_up_process(m->canceller);
+	until = jiffies + 2 * HZ;
+	while (atomic_read(&m->stage) != 1 && time_before(jiffies, until))
+		usleep_range(100, 200);
+	m->held = atomic_read(&m->stage) == 1;
+	complete(&m->gate[0].open);
+	m->ran_on_a = wait_for_completion_timeout(&m->ran, 5 * HZ);
+	m->held_over = atomic_read(&m->stage) == 1;
+	atomic_set(&m->stage, 2);
+	until = jiffies + 5 * HZ;
+	while (atomic_read(&m->grab) != 1 && !completion_done(&m->cancelled) &&
+	       time_before(jiffies, until))
+		usleep_range(20, 50);
+	if (atomic_read(&m->grab) == 1) {
+		m->queued_on_b = ordsched_pipeline_queue(m->b, &m->job);
+		atomic_set(&m->queued, 1);
+	}
+	complete(&m->driven);
+	return 0;
+}
+
+static void cancel_meets_requeue(struct ktest *t)
+{
+	struct ordsched_pipeline_params p = { .ops = &meet_ops };
+	struct task_struct *driver;
+	unsigned int cpu0, cpu1;
+	struct meet *m;
 
 	if (num_online_cpus() < 2) {
 		ktest_skip(t, "needs two CPUs");
 		return;
 	}
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	gate = kcalloc(2, sizeof(*gate), GFP_KERNEL);
-	wqa = alloc_ordered_workqueue("ordsched_pa", 0);
-	wqb = alloc_ordered_workqueue("ordsched_pb", 0);
-	if (!KT_EXPECT(t, e && gate && wqa && wqb))
-		goto out_free;
-	elsewhere_of = e;
-	init_completion(&e->ran);
-	init_completion(&e->cancelled);
-	p.wq = wqa;
-	e->a = ordsched_pipeline_create(&p);
-	p.wq = wqb;
-	e->b = ordsched_pipeline_create(&p);
-	if (!KT_EXPECT(t, !IS_ERR(e->a) && !IS_ERR(e->b)))
+	cpu0 = cpumask_first(cpu_online_mask);
+	cpu1 = cpumask_next(cpu0, cpu_online_mask);
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!KT_EXPECT(t, m))
+		return;
+	meet_of = m;
+	init_completion(&m->ran);
+	init_completion(&m->cancelled);
+	init_completion(&m->driven);
+	INIT_WORK(&m->gate[0].work, wq_gate_fn);
+	INIT_WORK(&m->gate[1].work, wq_gate_fn);
+	init_completion(&m->gate[0].open);
+	init_completion(&m->gate[1].open);
+	/* Per-CPU, one at a time: the job runs on the driver's CPU. */
+	m->wqa = alloc_workqueue("ordsched_pa", 0, 1);
+	m->wqb = alloc_workqueue("ordsched_pb", 0, 1);
+	if (!KT_EXPECT(t, m->wqa && m->wqb))
+		goto out_wq;
+	p.wq = m->wqa;
+	m->a = ordsched_pipeline_create(&p);
+	p.wq = m->wqb;
+	m->b = ordsched_pipeline_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(m->a) && !IS_ERR(m->b)))
 		goto out_pl;
-	e->kp.symbol_name = "cancel_work";
-	e->kp.pre_handler = elsewhere_hold;
-	if (register_kprobe(&e->kp)) {
+	m->kp.symbol_name = "cancel_work";
+	m->kp.pre_handler = meet_hold_cancel;
+	if (register_kprobe(&m->kp)) {
 		ktest_skip(t, "no kprobe on cancel_work");
 		goto out_pl;
 	}
-	INIT_WORK(&gate[0].work, wq_gate_fn);
-	INIT_WORK(&gate[1].work, wq_gate_fn);
-	init_completion(&gate[0].open);
-	init_completion(&gate[1].open);
-	/* The job waits on A behind a gate, so the cancel finds it pending. */
-	queue_work(wqa, &gate[0].work);
-	KT_EXPECT(t, ordsched_pipeline_queue(e->a, &e->job));
-	canceller = kthread_create(elsewhere_cancel, e, "kt_pl_cancel");
-	if (!KT_EXPECT(t, !IS_ERR(canceller)))
-		goto out_open;
-	WRITE_ONCE(e->canceller, canceller);
-	wake_up_process(canceller);
-	until = jiffies + 2 * HZ;
-	while (atomic_read(&e->stage) != 1 && time_before(jiffies, until))
-		usleep_range(100, 200);
-	if (!KT_EXPECT_EQ(t, atomic_read(&e->stage), 1))
-		goto out_go;
-	/* Held: the job runs on A, then waits on B behind B's gate. */
-	complete(&gate[0].open);
-	KT_EXPECT(t, wait_for_completion_timeout(&e->ran, 5 * HZ));
-	queue_work(wqb, &gate[1].work);
-	KT_EXPECT(t, ordsched_pipeline_queue(e->b, &e->job));
-	KT_EXPECT_EQ(t, atomic_read(&e->stage), 1);
-out_go:
-	atomic_set(&e->stage, 2);
-	wait_for_completion(&e->cancelled);
-	KT_EXPECT(t, !e->ret);
-	complete(&gate[1].open);
-	KT_EXPECT(t, wait_for_completion_timeout(&e->ran, 5 * HZ));
-	KT_EXPECT_EQ(t, atomic_read(&e->serials), 2);
-	KT_EXPECT(t, e->ran_on[0] == e->a && e->ran_on[1] == e->b);
-	/* Cancelled on the wrong sequencer: free B's turn, or B hangs. */
-	if (atomic_read(&e->serials) < 2)
-		ordsched_seq_cancel(ordsched_pipeline_seq(e->b), e->job.ticket);
-out_open:
-	complete_all(&gate[0].open);
-	complete_all(&gate[1].open);
-	unregister_kprobe(&e->kp);
+	/* The grab: work_grab_pending() from 6.10, inlined on some. */
+	m->krp.entry_handler = meet_grab_entry;
+	m->krp.handler = meet_hold_grab;
+	m->krp.maxactive = 4;
+	m->krp.kp.symbol_name = "work_grab_pending";
+	if (register_kretprobe(&m->krp)) {
+		m->krp.kp.symbol_name = "try_to_grab_pending";
+		m->krp.kp.addr = NULL;
+		if (register_kretprobe(&m->krp)) {
+			ktest_skip(t, "no kretprobe on the workqueue's grab");
+			goto out_kp;
+		}
+	}
+	m->canceller = kthread_create(meet_cancel, m, "kt_pl_cancel");
+	if (!KT_EXPECT(t, !IS_ERR(m->canceller)))
+		goto out_krp;
+	driver = kthread_create(meet_drive, m, "kt_pl_drive");
+	if (!KT_EXPECT(t, !IS_ERR(driver))) {
+		kthread_stop(m->canceller);
+		goto out_krp;
+	}
+	kthread_bind(m->canceller, cpu0);
+	kthread_bind(driver, cpu1);
+	wake_up_process(driver);
+	wait_for_completion(&m->driven);
+	wait_for_completion(&m->cancelled);
+	KT_EXPECT(t, m->queued_on_a);
+	KT_EXPECT(t, m->held);
+	KT_EXPECT(t, m->ran_on_a);
+	KT_EXPECT(t, m->held_over);
+	KT_EXPECT(t, !m->ret);
+	KT_EXPECT_EQ(t, atomic_read(&m->grab), 2);
+	KT_EXPECT(t, m->queued_on_b);
+	KT_EXPECT_EQ(t, atomic_read(&m->queued_in_hold), 0);
+	/* Behind B's gate, and marked so: B runs it once. */
+	KT_EXPECT(t, work_pending(&m->job.work));
+	complete(&m->gate[1].open);
+	if (m->queued_on_b)
+		KT_EXPECT(t, wait_for_completion_timeout(&m->ran, 5 * HZ));
+	KT_EXPECT_EQ(t, atomic_read(&m->serials), 2);
+	KT_EXPECT(t, m->ran_on[0] == m->a && m->ran_on[1] == m->b);
+	ktest_diag(t, "the queueing on B %s the cancel",
+		   atomic_read(&m->queued_in_hold) ? "met" : "waited for");
+out_krp:
+	complete_all(&m->gate[0].open);
+	complete_all(&m->gate[1].open);
+	unregister_kretprobe(&m->krp);
+out_kp:
+	unregister_kprobe(&m->kp);
 out_pl:
-	if (!IS_ERR_OR_NULL(e->a))
-		KT_EXPECT_EQ(t, ordsched_pipeline_flush(e->a), 0);
-	if (!IS_ERR_OR_NULL(e->b))
-		KT_EXPECT_EQ(t, ordsched_pipeline_flush(e->b), 0);
-	ordsched_pipeline_destroy(e->a);
-	ordsched_pipeline_destroy(e->b);
-out_free:
-	if (wqa)
-		destroy_workqueue(wqa);
-	if (wqb)
-		destroy_workqueue(wqb);
-	elsewhere_of = NULL;
-	kfree(gate);
-	kfree(e);
+	if (!IS_ERR_OR_NULL(m->a))
+		KT_EXPECT_EQ(t, ordsched_pipeline_flush(m->a), 0);
+	if (!IS_ERR_OR_NULL(m->b))
+		KT_EXPECT_EQ(t, ordsched_pipeline_flush(m->b), 0);
+	ordsched_pipeline_destroy(m->a);
+	ordsched_pipeline_destroy(m->b);
+out_wq:
+	if (m->wqa)
+		destroy_workqueue(m->wqa);
+	if (m->wqb)
+		destroy_workqueue(m->wqb);
+	meet_of = NULL;
+	kfree(m);
 }
 
 static const struct ktest_case pipeline_cases[] = {
@@ -379,7 +472,7 @@ static const struct ktest_case pipeline_cases[] = {
 	KT_CASE(window_full),
 	KT_CASE(order_100k),
 	KT_CASE(caller_percpu_wq),
-	KT_CASE(cancel_requeued_elsewhere),
+	KT_CASE(cancel_meets_requeue),
 	KT_END
 };
 

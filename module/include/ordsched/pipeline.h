@@ -38,6 +38,7 @@ struct ordsched_pipeline;
  * @pipeline: the pipeline the job was queued on
  * @ticket: the job's place in the order
  * @err: what the parallel step returned
+ * @lock: serialises a queueing of the job with a cancel of it
  *
  * All fields are the pipeline's; the caller reads @ticket and @err at most.
  * A job that was never queued must be zeroed before it is passed to
@@ -49,6 +50,7 @@ struct ordsched_job {
 	struct ordsched_pipeline *pipeline;
 	u64 ticket;
 	int err;
+	unsigned long lock;
 };
 
 /**
@@ -160,10 +162,12 @@ int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
  * will run its serial step: never both, never neither. A job not in
  * flight on @pl returns false and is left alone: one never queued (and
  * zeroed, see &struct ordsched_job), cancelled already, past its serial
- * step, or last queued on another pipeline. Does not wait for a running
- * step. If it cancels the job and the job's place is the tail, the caller
- * goes on to run the serial steps parked behind it, as
- * ordsched_seq_cancel() does.
+ * step, or last queued on another pipeline. Either holds when a queueing
+ * of the job (once its serial step has run) races with the cancel: the
+ * cancel comes before it or after it. Does not wait for a running step.
+ * If it cancels the job and the job's place is the tail, the caller goes
+ * on to run the serial steps parked behind it, as ordsched_seq_cancel()
+ * does.
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
