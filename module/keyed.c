@@ -488,13 +488,18 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 	 * Withdrawn by another cancel, which held these locks before us and
 	 * has not cleared @nr_keys yet: nothing left to do. Waiting for some
 	 * key: its tokens are ours to withdraw. Ready: the task is queued on
-	 * the workqueue or about to be (by whoever brought it to 0, once that
-	 * thread has left the bucket lock); only cancel_work() can tell
-	 * whether it has not started yet.
+	 * the workqueue or about to be, by whoever brought it to 0, once
+	 * that thread has left the bucket lock. Not queued yet, it will run:
+	 * cancel_work() must not meet that queue_work(), as it holds the
+	 * PENDING bit of a work not pending for a moment, and a queue_work()
+	 * that ran into it would queue nothing. Queued, nothing else queues
+	 * it until we return, and only cancel_work() can tell whether it has
+	 * not started yet.
 	 */
 	waiting = atomic_read(&task->waiting);
 	if (waiting != KEYED_WITHDRAWN &&
-	    (waiting || cancel_work(&task->work))) {
+	    (waiting || (work_pending(&task->work) &&
+			 cancel_work(&task->work)))) {
 		nr_ready = keyed_withdraw(kx, task, ready);
 		atomic_set(&task->waiting, KEYED_WITHDRAWN);
 		cancelled = true;

@@ -10,6 +10,7 @@
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -828,6 +829,233 @@ static void handon_requeue_cancel(struct ktest *t)
 	handon_case(t, true);
 }
 
+/*
+ * A cancel of a task that its predecessor's keys just made ready, while
+ * the predecessor's worker is about to queue it: "either this returns
+ * true and the task will not run, or the task ... will run and this
+ * returns false: never both, never neither". The dispatch is held at
+ * queue_work_on() (a kretprobe, for that work item only) until the
+ * canceller, on the other CPU, holds the idle work's PENDING bit in
+ * cancel_work() (a kretprobe on the workqueue's grab) or has returned.
+ * The cancel used to go into cancel_work() and meet the queue_work(),
+ * which then queued nothing: the task never ran, and the cancel returned
+ * false. The workqueue and the threads are CPU-bound, so that the
+ * dispatcher and the canceller are on different CPUs.
+ */
+struct meet_kx {
+	struct ordsched_keyed *kx;
+	struct workqueue_struct *wq;
+	struct ordsched_keyed_task a, b;
+	struct completion go, a_started, b_ran, queued, cancelled, driven;
+	struct kretprobe qkrp, gkrp;
+	struct task_struct *canceller;
+	/* The dispatch's hold, the canceller's: 0 armed, 1 held, 2 over. */
+	atomic_t held, grabbed;
+	/* The dispatch's queue_work() returned; the cancel returned. */
+	atomic_t qdone, cdone;
+	/* The dispatch's hold ended with the cancel returned. */
+	atomic_t cancel_first;
+	bool qret, ret;
+};
+
+static struct meet_kx *meet_kx_of;
+
+static void meet_kx_a_fn(struct ordsched_keyed_task *task)
+{
+	struct meet_kx *m = meet_kx_of;
+
+	complete(&m->a_started);
+	wait_for_completion_timeout(&m->go, 5 * HZ);
+}
+
+static void meet_kx_b_fn(struct ordsched_keyed_task *task)
+{
+	complete(&meet_kx_of->b_ran);
+}
+
+/* queue_work_on(cpu, wq, work), of B's work: held until the cancel. */
+static int meet_kx_qentry(struct kretprobe_instance *ri,
+			  struct pt_regs *regs)
+{
+	struct meet_kx *m = container_of(get_kretprobe(ri), struct meet_kx,
+					 qkrp);
+	u64 until;
+
+	if ((void *)regs_get_kernel_argument(regs, 2) != &m->b.work)
+		return 1;
+	if (atomic_cmpxchg(&m->held, 0, 1) != 0)
+		return 0;
+	until = ktime_get_mono_fast_ns() + NSEC_PER_SEC;
+	while (!atomic_read(&m->grabbed) && !atomic_read(&m->cdone) &&
+	       ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+	atomic_set(&m->cancel_first, atomic_read(&m->cdone));
+	atomic_set(&m->held, 2);
+	return 0;
+}
+
+static int meet_kx_qret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct meet_kx *m = container_of(get_kretprobe(ri), struct meet_kx,
+					 qkrp);
+
+	m->qret = regs_return_value(regs);
+	atomic_set(&m->qdone, 1);
+	return 0;
+}
+
+static int meet_kx_gentry(struct kretprobe_instance *ri,
+			  struct pt_regs *regs)
+{
+	struct meet_kx *m = container_of(get_kretprobe(ri), struct meet_kx,
+					 gkrp);
+
+	return current != READ_ONCE(m->canceller) ||
+	       (void *)regs_get_kernel_argument(regs, 0) != &m->b.work;
+}
+
+/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
+static int meet_kx_ghold(struct kretprobe_instance *ri,
+			 struct pt_regs *regs)
+{
+	struct meet_kx *m = container_of(get_kretprobe(ri), struct meet_kx,
+					 gkrp);
+	u64 until = ktime_get_mono_fast_ns() + 300 * NSEC_PER_MSEC;
+
+	if (atomic_cmpxchg(&m->grabbed, 0, 1) != 0)
+		return 0;
+	while (!atomic_read(&m->qdone) && ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+	atomic_set(&m->grabbed, 2);
+	return 0;
+}
+
+static int meet_kx_cancel(void *data)
+{
+	struct meet_kx *m = data;
+	unsigned long until;
+
+	wait_for_completion(&m->queued);
+	until = jiffies + 5 * HZ;
+	while (atomic_read(&m->held) != 1 && time_before(jiffies, until))
+		usleep_range(20, 50);
+	m->ret = ordsched_keyed_cancel(m->kx, &m->b);
+	atomic_set(&m->cdone, 1);
+	complete(&m->cancelled);
+	return 0;
+}
+
+/* On the dispatcher's CPU: A runs there, B waits behind it on key 1. */
+static int meet_kx_drive(void *data)
+{
+	struct meet_kx *m = data;
+	u64 key = 1;
+	bool ok;
+
+	ok = ordsched_keyed_queue(m->kx, &m->a, &key, 1) &&
+	     wait_for_completion_timeout(&m->a_started, 5 * HZ) &&
+	     ordsched_keyed_queue(m->kx, &m->b, &key, 1);
+	complete(&m->queued);
+	complete(&m->go);
+	complete(&m->driven);
+	return !ok;
+}
+
+static void cancel_meets_dispatch(struct ktest *t)
+{
+	struct ordsched_keyed_params p = { .name = "kt_meet" };
+	struct task_struct *driver;
+	unsigned int cpu0, cpu1;
+	struct meet_kx *m;
+	bool ran;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	cpu0 = cpumask_first(cpu_online_mask);
+	cpu1 = cpumask_next(cpu0, cpu_online_mask);
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!KT_EXPECT(t, m))
+		return;
+	meet_kx_of = m;
+	init_completion(&m->go);
+	init_completion(&m->a_started);
+	init_completion(&m->b_ran);
+	init_completion(&m->queued);
+	init_completion(&m->cancelled);
+	init_completion(&m->driven);
+	ordsched_keyed_task_init(&m->a, meet_kx_a_fn, NULL, NULL, 0);
+	ordsched_keyed_task_init(&m->b, meet_kx_b_fn, NULL, NULL, 0);
+	/* Per-CPU: A, and its hand-on, run on the driver's CPU. */
+	m->wq = alloc_workqueue("ordsched_kw", 0, 0);
+	if (!KT_EXPECT(t, m->wq))
+		goto out_free;
+	p.wq = m->wq;
+	m->kx = ordsched_keyed_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(m->kx)))
+		goto out_wq;
+	m->qkrp.kp.symbol_name = "queue_work_on";
+	m->qkrp.entry_handler = meet_kx_qentry;
+	m->qkrp.handler = meet_kx_qret;
+	m->qkrp.maxactive = 8;
+	if (register_kretprobe(&m->qkrp)) {
+		ktest_skip(t, "no kretprobe on queue_work_on");
+		goto out_kx;
+	}
+	/* The grab: work_grab_pending() from 6.10, inlined on some. */
+	m->gkrp.entry_handler = meet_kx_gentry;
+	m->gkrp.handler = meet_kx_ghold;
+	m->gkrp.maxactive = 4;
+	m->gkrp.kp.symbol_name = "work_grab_pending";
+	if (register_kretprobe(&m->gkrp)) {
+		m->gkrp.kp.symbol_name = "try_to_grab_pending";
+		m->gkrp.kp.addr = NULL;
+		if (register_kretprobe(&m->gkrp)) {
+			ktest_skip(t, "no kretprobe on the workqueue's grab");
+			goto out_qkrp;
+		}
+	}
+	m->canceller = kthread_create(meet_kx_cancel, m, "kt_kx_cancel");
+	if (!KT_EXPECT(t, !IS_ERR(m->canceller)))
+		goto out_gkrp;
+	driver = kthread_create(meet_kx_drive, m, "kt_kx_drive");
+	if (!KT_EXPECT(t, !IS_ERR(driver))) {
+		kthread_stop(m->canceller);
+		goto out_gkrp;
+	}
+	kthread_bind(m->canceller, cpu0);
+	kthread_bind(driver, cpu1);
+	wake_up_process(m->canceller);
+	wake_up_process(driver);
+	wait_for_completion(&m->driven);
+	wait_for_completion(&m->cancelled);
+	ran = wait_for_completion_timeout(&m->b_ran, 5 * HZ);
+	KT_EXPECT_EQ(t, atomic_read(&m->held), 2);
+	KT_EXPECT_EQ(t, atomic_read(&m->cancel_first), 1);
+	KT_EXPECT(t, !m->ret);
+	KT_EXPECT(t, m->qret);
+	KT_EXPECT(t, ran);
+	/* Neither: queue it for the executor, or its flush never returns. */
+	if (!ran && !m->ret) {
+		queue_work(m->wq, &m->b.work);
+		wait_for_completion_timeout(&m->b_ran, 5 * HZ);
+	}
+out_gkrp:
+	unregister_kretprobe(&m->gkrp);
+out_qkrp:
+	unregister_kretprobe(&m->qkrp);
+out_kx:
+	complete_all(&m->go);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(m->kx), 0);
+	ordsched_keyed_destroy(m->kx);
+out_wq:
+	destroy_workqueue(m->wq);
+out_free:
+	meet_kx_of = NULL;
+	kfree(m);
+}
+
 static const struct ktest_case keyed_cases[] = {
 	KT_CASE(bad_keys),
 	KT_CASE(one_key_order),
@@ -839,6 +1067,7 @@ static const struct ktest_case keyed_cases[] = {
 	KT_CASE(cancel_twice),
 	KT_CASE(handon_requeue_work),
 	KT_CASE(handon_requeue_cancel),
+	KT_CASE(cancel_meets_dispatch),
 	KT_END
 };
 
