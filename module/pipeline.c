@@ -18,10 +18,10 @@
 #include <linux/debugobjects.h>
 #include <linux/err.h>
 #include <linux/hardirq.h>
+#include <linux/hash.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-/* Last: it uses cpu_relax() and does not include its header. */
-#include <linux/bit_spinlock.h>
+#include <linux/spinlock.h>
 #include <ordsched.h>
 
 #include "internal.h"
@@ -177,10 +177,25 @@ static void pipeline_parallel(struct work_struct *work)
 }
 
 /*
- * Bit 0 of job->lock. A queueing of the job and a cancel take it, with
- * interrupts off: either may come from softirq context over the other.
+ * A queueing of a job and a cancel of it take the job's lock, one of a
+ * table hashed by the job's address: a job comes from its owner with no
+ * field initialized. Interrupts off: either may come from softirq context
+ * over the other.
  */
-#define PIPELINE_JOB_LOCK	0
+#define PIPELINE_JOB_LOCK_BITS	6
+
+static struct {
+	raw_spinlock_t lock;
+} ____cacheline_aligned_in_smp pipeline_job_locks[1 << PIPELINE_JOB_LOCK_BITS] = {
+	[0 ... (1 << PIPELINE_JOB_LOCK_BITS) - 1] = {
+		.lock = __RAW_SPIN_LOCK_UNLOCKED(pipeline_job_locks.lock),
+	},
+};
+
+static raw_spinlock_t *pipeline_job_lock(struct ordsched_job *job)
+{
+	return &pipeline_job_locks[hash_ptr(job, PIPELINE_JOB_LOCK_BITS)].lock;
+}
 
 /* @defer: from the free path, which must not run serial steps. */
 static bool pipeline_cancel(struct ordsched_pipeline *pl,
@@ -198,11 +213,9 @@ static bool pipeline_cancel(struct ordsched_pipeline *pl,
 	 * clear the bit under it, or queue_work() find it set and queue
 	 * nothing.
 	 */
-	local_irq_save(flags);
-	bit_spin_lock(PIPELINE_JOB_LOCK, &job->lock);
+	raw_spin_lock_irqsave(pipeline_job_lock(job), flags);
 	taken = READ_ONCE(job->pipeline) == pl && cancel_work(&job->work);
-	bit_spin_unlock(PIPELINE_JOB_LOCK, &job->lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(pipeline_job_lock(job), flags);
 	if (!taken)
 		return false;
 	pipeline_job_debug_done(job);
@@ -222,14 +235,12 @@ static void pipeline_start(struct ordsched_pipeline *pl,
 	job->item.fn = pipeline_serial;
 	job->err = 0;
 	this_cpu_inc(pl->stats->queued);
-	local_irq_save(flags);
-	bit_spin_lock(PIPELINE_JOB_LOCK, &job->lock);
+	raw_spin_lock_irqsave(pipeline_job_lock(job), flags);
 	WRITE_ONCE(job->pipeline, pl);
 	INIT_WORK(&job->work, pipeline_parallel);
 	pipeline_job_debug_retrack(job);
 	queue_work(pl->wq, &job->work);
-	bit_spin_unlock(PIPELINE_JOB_LOCK, &job->lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(pipeline_job_lock(job), flags);
 }
 
 bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,

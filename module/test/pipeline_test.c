@@ -116,6 +116,8 @@ static void pl_run(struct ktest *t, unsigned int n, struct workqueue_struct *wq)
 		goto out;
 	pt->n = n;
 	for (i = 0; i < n; i++) {
+		/* The header asks nothing of a job before its first queueing. */
+		memset(&pt->jobs[i].job, 0xa5, sizeof(pt->jobs[i].job));
 		pt->jobs[i].pt = pt;
 		pt->jobs[i].spin = kt_rand(&rnd) % 64 ? kt_rand(&rnd) % 256 :
 				   4096 + kt_rand(&rnd) % 4096;

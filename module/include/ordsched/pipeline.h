@@ -38,7 +38,6 @@ struct ordsched_pipeline;
  * @pipeline: the pipeline the job was queued on
  * @ticket: the job's place in the order
  * @err: what the parallel step returned
- * @lock: serialises a queueing of the job with a cancel of it
  *
  * All fields are the pipeline's; the caller reads @ticket and @err at most.
  * A job that was never queued must be zeroed before it is passed to
@@ -50,7 +49,6 @@ struct ordsched_job {
 	struct ordsched_pipeline *pipeline;
 	u64 ticket;
 	int err;
-	unsigned long lock;
 };
 
 /**
