@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "dev_util.h"
 #include "kselftest_harness.h"
@@ -132,6 +133,32 @@ TEST(pgzip_refusals_leave_files_alone)
 	EXPECT_EQ(0, sh("ordsched-pgzip " DIR "/in " DIR "/out"));
 	EXPECT_EQ(0, sh("gunzip -c < " DIR "/out | cmp -s - " DIR "/keep"));
 	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 3"));
+}
+
+/*
+ * p1 "on any error it is left as it was, and the temporary file is
+ * removed", for an error mid-run: the disk fills up (a 256 KiB tmpfs)
+ * while 8 threads have chunks in flight. The tool must exit 1 with the
+ * reason, leave OUTPUT as it was and nothing else, and not hang on the
+ * chunks after the failed one. Standard output that fills up is 1 too.
+ */
+TEST(pgzip_disk_full_midrun)
+{
+	if (!have("ordsched-pgzip"))
+		SKIP(return, "ordsched-pgzip not in PATH");
+	if (geteuid())
+		SKIP(return, "mounting a tmpfs needs root");
+	ASSERT_EQ(0, sh("mkdir -p " DIR "/full && rm -f " DIR "/full/* && "
+			"dd if=/dev/urandom of=" DIR "/rnd bs=1024 count=4096 2>/dev/null"));
+	ASSERT_EQ(0, sh("mount -t tmpfs -o size=256k ordsched_full " DIR "/full"));
+	ASSERT_EQ(0, sh("echo old > " DIR "/full/out"));
+	EXPECT_EQ(1, sh("ordsched-pgzip -j 8 -b 16 " DIR "/rnd " DIR "/full/out 2> "
+			DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q 'No space left on device' " DIR "/err"));
+	EXPECT_EQ(0, sh("test \"$(cat " DIR "/full/out)\" = old"));
+	EXPECT_EQ(0, sh("test $(ls -A " DIR "/full | wc -l) = 1"));
+	EXPECT_EQ(0, sh("umount " DIR "/full"));
+	EXPECT_EQ(1, sh("ordsched-pgzip -j 8 -b 16 " DIR "/rnd > /dev/full 2>/dev/null"));
 }
 
 /*
