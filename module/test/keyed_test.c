@@ -10,7 +10,6 @@
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
-#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -965,7 +964,6 @@ static void cancel_meets_dispatch(struct ktest *t)
 {
 	struct ordsched_keyed_params p = { .name = "kt_meet" };
 	struct task_struct *driver;
-	unsigned int cpu0, cpu1;
 	struct meet_kx *m;
 	bool ran;
 
@@ -973,8 +971,6 @@ static void cancel_meets_dispatch(struct ktest *t)
 		ktest_skip(t, "needs two CPUs");
 		return;
 	}
-	cpu0 = cpumask_first(cpu_online_mask);
-	cpu1 = cpumask_next(cpu0, cpu_online_mask);
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!KT_EXPECT(t, m))
 		return;
@@ -1003,29 +999,17 @@ static void cancel_meets_dispatch(struct ktest *t)
 		ktest_skip(t, "no kretprobe on queue_work_on");
 		goto out_kx;
 	}
-	/* The grab: work_grab_pending() from 6.10, inlined on some. */
 	m->gkrp.entry_handler = meet_kx_gentry;
 	m->gkrp.handler = meet_kx_ghold;
 	m->gkrp.maxactive = 4;
-	m->gkrp.kp.symbol_name = "work_grab_pending";
-	if (register_kretprobe(&m->gkrp)) {
-		m->gkrp.kp.symbol_name = "try_to_grab_pending";
-		m->gkrp.kp.addr = NULL;
-		if (register_kretprobe(&m->gkrp)) {
-			ktest_skip(t, "no kretprobe on the workqueue's grab");
-			goto out_qkrp;
-		}
+	if (kt_register_grab_kretprobe(&m->gkrp)) {
+		ktest_skip(t, "no kretprobe on the workqueue's grab");
+		goto out_qkrp;
 	}
-	m->canceller = kthread_create(meet_kx_cancel, m, "kt_kx_cancel");
-	if (!KT_EXPECT(t, !IS_ERR(m->canceller)))
+	if (!KT_EXPECT_EQ(t, kt_create_pair(&m->canceller, meet_kx_cancel,
+					    &driver, meet_kx_drive, m,
+					    "kt_kx_meet"), 0))
 		goto out_gkrp;
-	driver = kthread_create(meet_kx_drive, m, "kt_kx_drive");
-	if (!KT_EXPECT(t, !IS_ERR(driver))) {
-		kthread_stop(m->canceller);
-		goto out_gkrp;
-	}
-	kthread_bind(m->canceller, cpu0);
-	kthread_bind(driver, cpu1);
 	wake_up_process(m->canceller);
 	wake_up_process(driver);
 	wait_for_completion(&m->driven);

@@ -8,7 +8,6 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kprobes.h>
-#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -367,15 +366,12 @@ static void cancel_meets_requeue(struct ktest *t)
 {
 	struct ordsched_pipeline_params p = { .ops = &meet_ops };
 	struct task_struct *driver;
-	unsigned int cpu0, cpu1;
 	struct meet *m;
 
 	if (num_online_cpus() < 2) {
 		ktest_skip(t, "needs two CPUs");
 		return;
 	}
-	cpu0 = cpumask_first(cpu_online_mask);
-	cpu1 = cpumask_next(cpu0, cpu_online_mask);
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!KT_EXPECT(t, m))
 		return;
@@ -404,29 +400,17 @@ static void cancel_meets_requeue(struct ktest *t)
 		ktest_skip(t, "no kprobe on cancel_work");
 		goto out_pl;
 	}
-	/* The grab: work_grab_pending() from 6.10, inlined on some. */
 	m->krp.entry_handler = meet_grab_entry;
 	m->krp.handler = meet_hold_grab;
 	m->krp.maxactive = 4;
-	m->krp.kp.symbol_name = "work_grab_pending";
-	if (register_kretprobe(&m->krp)) {
-		m->krp.kp.symbol_name = "try_to_grab_pending";
-		m->krp.kp.addr = NULL;
-		if (register_kretprobe(&m->krp)) {
-			ktest_skip(t, "no kretprobe on the workqueue's grab");
-			goto out_kp;
-		}
+	if (kt_register_grab_kretprobe(&m->krp)) {
+		ktest_skip(t, "no kretprobe on the workqueue's grab");
+		goto out_kp;
 	}
-	m->canceller = kthread_create(meet_cancel, m, "kt_pl_cancel");
-	if (!KT_EXPECT(t, !IS_ERR(m->canceller)))
+	/* The canceller, and the driver on the other CPU, which wakes it. */
+	if (!KT_EXPECT_EQ(t, kt_create_pair(&m->canceller, meet_cancel, &driver,
+					    meet_drive, m, "kt_pl_meet"), 0))
 		goto out_krp;
-	driver = kthread_create(meet_drive, m, "kt_pl_drive");
-	if (!KT_EXPECT(t, !IS_ERR(driver))) {
-		kthread_stop(m->canceller);
-		goto out_krp;
-	}
-	kthread_bind(m->canceller, cpu0);
-	kthread_bind(driver, cpu1);
 	wake_up_process(driver);
 	wait_for_completion(&m->driven);
 	wait_for_completion(&m->cancelled);

@@ -4,6 +4,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/processor.h>
 #include <linux/sched/signal.h>
@@ -36,6 +37,44 @@ void kt_hold(atomic_t *stage)
 		return;
 	while (atomic_read(stage) != 2 && ktime_get_mono_fast_ns() < until)
 		cpu_relax();
+}
+
+int kt_register_grab_kretprobe(struct kretprobe *krp)
+{
+	static const char * const names[] = {
+		"work_grab_pending", "try_to_grab_pending",
+	};
+	unsigned int i;
+	int ret = -ENOENT;
+
+	for (i = 0; i < ARRAY_SIZE(names) && ret; i++) {
+		krp->kp.symbol_name = names[i];
+		krp->kp.addr = NULL;
+		ret = register_kretprobe(krp);
+	}
+	return ret;
+}
+
+int kt_create_pair(struct task_struct **first, int (*first_fn)(void *),
+		   struct task_struct **second, int (*second_fn)(void *),
+		   void *data, const char *name)
+{
+	unsigned int cpu0 = cpumask_first(cpu_online_mask);
+	unsigned int cpu1 = cpumask_next(cpu0, cpu_online_mask);
+
+	if (cpu1 >= nr_cpu_ids)
+		return -ENODEV;
+	*first = kthread_create(first_fn, data, "%s/0", name);
+	if (IS_ERR(*first))
+		return PTR_ERR(*first);
+	*second = kthread_create(second_fn, data, "%s/1", name);
+	if (IS_ERR(*second)) {
+		kthread_stop(*first);
+		return PTR_ERR(*second);
+	}
+	kthread_bind(*first, cpu0);
+	kthread_bind(*second, cpu1);
+	return 0;
 }
 
 void kt_spin(unsigned int loops)

@@ -26,6 +26,25 @@ void kt_spin(unsigned int loops);
 /* In a kprobe handler: hold the first thread there until @stage is 2. */
 void kt_hold(atomic_t *stage);
 
+struct kretprobe;
+struct task_struct;
+
+/*
+ * Register @krp, its handlers set, on the workqueue's grab of a work's
+ * PENDING bit, which cancel_work() calls: work_grab_pending() from 6.10,
+ * try_to_grab_pending() before. Return: 0 or a negative errno.
+ */
+int kt_register_grab_kretprobe(struct kretprobe *krp);
+
+/*
+ * Create two kthreads on @data, not woken: *@first runs @first_fn bound
+ * to the first online CPU, *@second @second_fn bound to the next.
+ * Return: 0, or a negative errno (-ENODEV: one CPU) and no thread left.
+ */
+int kt_create_pair(struct task_struct **first, int (*first_fn)(void *),
+		   struct task_struct **second, int (*second_fn)(void *),
+		   void *data, const char *name);
+
 /*
  * Run @fn(@data, i) for i in [0, @nr) on @nr kthreads, thread i bound to
  * online CPU i % num_online_cpus(), all released at once; wait for all.
