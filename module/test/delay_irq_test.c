@@ -472,10 +472,10 @@ struct it_spin {
 };
 
 /*
- * A round catches the function running unless thread 0's CPU misses its
- * 200 us: a loaded host that deschedules the vCPU, or the timer firing
- * on thread 0's own CPU. So rounds go on until some were caught rather
- * than for a fixed number that a slow boot may catch none in.
+ * A round catches the function running only if thread 0 runs during its
+ * 200 us: a loaded host that deschedules thread 0's vCPU makes it miss.
+ * So rounds go on until some were caught rather than for a fixed number
+ * that a slow boot may catch none in.
  */
 #define IT_CATCHES	5
 #define IT_ROUNDS	1000
