@@ -10,27 +10,43 @@ of the same build its value moves with the host and with where the guest
 happened to place things (2-4x for some ratios on a shared host). So this
 prints, per goal, its value in every boot, the median of those values and
 how many boots met it: a goal met in one boot and missed in the next is
-not met.
+not met. Then the controls (the same contender twice, bench_report.py's
+A/A ratios): what the noise alone gives. Last, for every goal and control
+that lists its repetitions' ratios, those of all boots pooled: their
+median and a 95 % bootstrap interval of that median (resampled with a
+fixed seed, so the same files print the same interval). An interval that
+holds the target means the boots cannot tell whether the goal is met.
 
 Exit status 1 if a file holds no goals, 2 on bad usage.
 """
 import json
+import random
 import statistics
 import sys
 
+RESAMPLES = 2000
+
 
 def load(paths):
-    """Each boot's goals by name, in the order of the first boot."""
-    order, boots = [], []
+    """
+    Each boot's goals by name, in the order of the first boot; and its
+    controls (bench_report.py's A/A ratios), likewise.
+    """
+    order, boots, corder, cboots = [], [], [], []
     for path in paths:
         with open(path) as f:
-            goals = json.load(f).get("goals", [])
+            report = json.load(f)
+        goals = report.get("goals", [])
         if not goals:
             print("bench_boots: no goals in %s" % path, file=sys.stderr)
-            return None, None
+            return None, None, None, None
         boots.append({g["goal"]: g for g in goals})
         order += [g["goal"] for g in goals if g["goal"] not in order]
-    return order, boots
+        controls = report.get("controls", [])
+        cboots.append({c["control"]: c for c in controls})
+        corder += [c["control"] for c in controls
+                   if c["control"] not in corder]
+    return order, boots, corder, cboots
 
 
 def row(name, boots):
@@ -43,11 +59,27 @@ def row(name, boots):
     return values, med, met, len(known)
 
 
+def pooled(name, boots):
+    """
+    The per-repetition ratios of @name in every boot, pooled: (count,
+    median, low, high), low-high the 95 % bootstrap interval of the
+    median; None when no boot lists them.
+    """
+    reps = [r for b in boots for r in (b.get(name) or {}).get("reps", [])]
+    if not reps:
+        return None
+    rng = random.Random(0)
+    meds = sorted(statistics.median(rng.choices(reps, k=len(reps)))
+                  for _ in range(RESAMPLES))
+    return (len(reps), statistics.median(reps),
+            meds[int(RESAMPLES * 0.025)], meds[int(RESAMPLES * 0.975) - 1])
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    order, boots = load(sys.argv[1:])
+    order, boots, corder, cboots = load(sys.argv[1:])
     if order is None:
         return 1
     n = len(boots)
@@ -62,6 +94,25 @@ def main():
         print("  %-70s %s %6s %d/%d" % (name, cells,
                                         "n/a" if med is None else "%.2f" % med,
                                         met, known))
+    if corder:
+        print("Controls (the same contender twice): the value in each boot "
+              "and their median")
+        for name in corder:
+            values = [b[name]["value"] if name in b else None for b in cboots]
+            known = [v for v in values if v is not None]
+            cells = " ".join("%6s" % ("n/a" if v is None else "%.2f" % v)
+                             for v in values)
+            print("  %-70s %s %6s" % (name, cells, "%.2f" %
+                                      statistics.median(known)
+                                      if known else "n/a"))
+    rows = [(name, pooled(name, boots)) for name in order] + \
+        [(name, pooled(name, cboots)) for name in corder]
+    rows = [(name, p) for name, p in rows if p]
+    if rows:
+        print("Pooled over the boots: the median of every repetition's "
+              "ratio, its 95 % interval, repetitions")
+        for name, (n, med, low, high) in rows:
+            print("  %-70s %6.2f  %.2f-%.2f %4d" % (name, med, low, high, n))
     return 0
 
 

@@ -15,7 +15,11 @@
 #    T = 2 is instructions"), counted the same way on every host; the
 #    futex ring's is printed beside it;
 #  - bench_boots.py puts two boots' goals side by side and counts a goal
-#    met in one boot and missed in the other as met in 1 of 2.
+#    met in one boot and missed in the other as met in 1 of 2;
+#  - the A/A control: "ring-again" is the futex ring under another name
+#    (it runs, in order); bench_report.py reports its ratio to "ring" as
+#    it reports ordsched's (median of medians, worst repetition), and
+#    bench_boots.py carries it across boots.
 #
 # usage: bench_check.sh BENCH_BINARY
 # Prints "ok NAME" or "not ok NAME" per check; exit status 1 if any failed.
@@ -98,9 +102,58 @@ boots_count() {
 		grep -qE '^  g: b >= 1.0x +1.10 +1.30 +1.20 2/2$' "$tmp/boots"
 }
 
+# ring_again: the control contender runs and commits in order.
+ring_again() {
+	local out
+
+	out=$("$bench" contender=ring-again threads=2 work_ns=1000 \
+		duration_ms=100 loops_per_us=100) || return 1
+	echo "$out"
+	[[ $out =~ ^commit\ contender=ring-again\ .*\ items=[1-9][0-9]*\  ]]
+}
+
+# aa_report: three repetitions of ring and ring-again, made up: per rep
+# ring-again / ring = 1.0, 0.5 and 6.0; both medians 2000 items/s.
+aa_report() {
+	local r c items w=1000 rep
+
+	echo "bench meta cpus=2" > "$tmp/aa.log"
+	for r in "1 ring 2000" "1 ring-again 2000" "2 ring 2000" \
+		"2 ring-again 1000" "3 ring 1000" "3 ring-again 6000"; do
+		set -- $r
+		rep=$1 c=$2 items=$3
+		echo "bench commit contender=$c threads=2 work_ns=$w items=$items ns=1000000000 cpu_ns=1 syscalls=0 vcsw=0 ivcsw=0 rep=$rep as=$c" >> "$tmp/aa.log"
+	done
+	python3 "$here/bench_report.py" "$tmp/aa.log" "$tmp/aa" > "$tmp/aa.txt" ||
+		return 1
+	cat "$tmp/aa.txt"
+	grep -qE '^ +commit T=2 W=1us: futex ring vs itself \(A/A\), median +1\.00$' "$tmp/aa.txt" &&
+		grep -qE '^ +commit T=2 W=1us: futex ring vs itself \(A/A\), worst repetition +0\.50$' "$tmp/aa.txt"
+}
+
+# aa_boots: the control across two boots, with its median; then the
+# repetitions of both boots pooled: a goal's ratios 0.9, 1.1 | 1.3 (median
+# 1.10), the control's 1.0 x 20 | 1.0 x 20 (an interval of one point).
+aa_boots() {
+	local g='{"goal": "g: a >= 1.0x", "value": 1.2, "target": 1.0, "met": true'
+	local ones
+	ones=$(printf '1.0, %.0s' {1..19})1.0
+
+	echo "{\"goals\": [$g, \"reps\": [0.9, 1.1]}], \"controls\": [{\"control\": \"c: A/A\", \"value\": 0.9, \"reps\": [$ones]}]}" > "$tmp/c1.json"
+	echo "{\"goals\": [$g, \"reps\": [1.3]}], \"controls\": [{\"control\": \"c: A/A\", \"value\": 1.3, \"reps\": [$ones]}]}" > "$tmp/c2.json"
+	python3 "$here/bench_boots.py" "$tmp/c1.json" "$tmp/c2.json" > "$tmp/cboots" || return 1
+	cat "$tmp/cboots"
+	grep -qE '^  c: A/A +0.90 +1.30 +1.10$' "$tmp/cboots" &&
+		grep -qE '^  g: a >= 1.0x +1.10  0.90-1.30 +3$' "$tmp/cboots" &&
+		grep -qE '^  c: A/A +1.00  1.00-1.00 +40$' "$tmp/cboots"
+}
+
 check bench.private_order_w0 private_run 0
 check bench.private_order_w1us private_run 1000
 check bench.private_refuses_one_cpu private_refuses_one_cpu
 check bench.lib_instructions lib_instructions && sed 's/^/#   /' "$tmp/out"
 check bench.boots_count boots_count
+check bench.ring_again ring_again
+check bench.aa_report aa_report
+check bench.aa_boots aa_boots
 exit $bad

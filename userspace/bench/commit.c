@@ -27,6 +27,10 @@
  *			and makes no system call when that owner does not
  *			sleep. Not robust: a thread that dies holding a ticket
  *			stalls every later ticket for ever
+ *	ring-again	the same ring, the same code, under another name: an
+ *			A/A control. Its ratio to "ring" in the same boot is
+ *			what the host's noise alone makes of two identical
+ *			contenders, the yardstick for every other ratio
  *	spin		an atomic counter, waiters spin on it (the hand-off
  *			limit while threads <= CPUs; with more threads, a
  *			waiter burns the CPU its predecessor needs)
@@ -426,6 +430,10 @@ static const struct seq_ops seq_ring = {
 	"ring", rg_init, user_take, rg_wait, rg_complete, 1,
 };
 
+static const struct seq_ops seq_ring_again = {
+	"ring-again", rg_init, user_take, rg_wait, rg_complete, 1,
+};
+
 /* --- spin ------------------------------------------------------------- */
 
 static uint64_t sp_next SHARED;
@@ -454,7 +462,7 @@ static const struct seq_ops seq_spin = {
 
 static const struct seq_ops *const contenders[] = {
 	&seq_ordsched, &seq_ordsched_ioctl, &seq_condvar, &seq_futex, &seq_ring,
-	&seq_spin, &seq_ordsched_private,
+	&seq_ring_again, &seq_spin, &seq_ordsched_private,
 };
 
 /* --- work, commit, threads -------------------------------------------- */
@@ -582,7 +590,7 @@ int main(int argc, char **argv)
 	arg_u64(argc, argv, "items", &run.max_items);
 	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
 		fprintf(stderr,
-			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|spin|ordsched-private threads=T work_ns=W [duration_ms=MS | items=N]\n",
+			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|ring-again|spin|ordsched-private threads=T work_ns=W [duration_ms=MS | items=N]\n",
 			argv[0]);
 		return 2;
 	}
