@@ -263,8 +263,12 @@ static int ordsched_ioc_ring_setup(struct file *file, void __user *uarg)
 		return -EFAULT;
 	if (setup.flags || memchr_inv(setup.reserved, 0, sizeof(setup.reserved)))
 		return -EINVAL;
-	/* Its page is mapped MAP_SHARED and writable: not through this one. */
-	if (!(file->f_mode & FMODE_WRITE))
+	/*
+	 * Its page is mapped MAP_SHARED, readable and writable: not through
+	 * this one, where mmap() would fail after the domain turned.
+	 */
+	if ((file->f_mode & (FMODE_READ | FMODE_WRITE)) !=
+	    (FMODE_READ | FMODE_WRITE))
 		return -EBADF;
 	/* Fail before the domain turns into a ring domain, not after. */
 	if (copy_to_user(uarg, &setup, sizeof(setup)))

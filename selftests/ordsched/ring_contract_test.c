@@ -791,8 +791,8 @@ TEST(setup_after_failed_new_handle)
 }
 
 /*
- * "EBADF: the descriptor is not open for writing", and the domain is left
- * as it was: without a ring, taking batches.
+ * "EBADF: the descriptor is not open for both reading and writing", and
+ * the domain is left as it was: without a ring, taking batches.
  */
 TEST(setup_read_only_ebadf)
 {
@@ -804,6 +804,28 @@ TEST(setup_read_only_ebadf)
 	EXPECT_EQ(-EBADF, setup_fd(fd, &s));
 	EXPECT_EQ(0, dev_take(fd, 2, &t));
 	EXPECT_EQ(0, t);
+	close(fd);
+}
+
+/*
+ * "EBADF: the descriptor is not open for both reading and writing (...;
+ * the domain is left as it was)": a write-only one could never map the
+ * page (mmap(2) wants read access), so the domain must not turn.
+ */
+TEST(setup_write_only_ebadf)
+{
+	struct ordsched_ring_setup s;
+	int fd = open(DEV_PATH, O_WRONLY | O_CLOEXEC);
+	__u64 t;
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBADF, setup_fd(fd, &s));
+	/* Not a ring domain: a batch of two is still taken. */
+	EXPECT_EQ(0, dev_take(fd, 2, &t));
+	EXPECT_EQ(0, t);
+	/* "fd open for reading: mmap(2) answers EACCES otherwise" */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0));
+	EXPECT_EQ(EACCES, errno);
 	close(fd);
 }
 

@@ -278,7 +278,8 @@ struct ordsched_stats {
  * ring domain after the handshake (ORDSCHED_IOC_RING_SETUP).
  *
  * mmap(NULL, status_size, PROT_READ, MAP_SHARED, fd, 0) maps the page of
- * the handle's domain. The tail and the head are each a __u64 alone on its
+ * the handle's domain (fd open for reading: mmap(2) answers EACCES
+ * otherwise). The tail and the head are each a __u64 alone on its
  * cache line; in a domain without a ring the kernel writes them with
  * release stores, in a ring domain they are the ring's own words, changed
  * by compare-and-swap. Read them with acquire loads. A reader without

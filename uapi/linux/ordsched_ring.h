@@ -205,11 +205,12 @@ struct ordsched_ring_hdr {
  * Gives the handle an id in the domain's ring. The mapping belongs to the
  * domain, not to the handle: it does not keep the handle alive, and when
  * the handle is released its slots are trashed although the page stays
- * mapped. EBADF: the descriptor is not open for writing (open the device
- * O_RDWR). EBUSY: the domain has no ring and can no longer get one (see
- * the trust model). ENOSPC: the domain has no free id left. On these
- * errors, and on EINVAL and ENOMEM, the domain is left as it was; for
- * EFAULT see the errors shared by every command (uapi/linux/ordsched.h).
+ * mapped. EBADF: the descriptor is not open for both reading and
+ * writing (open the device O_RDWR). EBUSY: the domain has no ring and can
+ * no longer get one (see the trust model). ENOSPC: the domain has no free
+ * id left. On these errors, and on EINVAL and ENOMEM, the domain is left
+ * as it was; for EFAULT see the errors shared by every command
+ * (uapi/linux/ordsched.h).
  */
 struct ordsched_ring_setup {
 	__u32 flags;

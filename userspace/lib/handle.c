@@ -62,8 +62,8 @@ static unsigned int os_cpus(void)
  * Give the handle an id in the domain's ring and map the ring page. Three
  * answers leave the handle on the ioctl path, which works in every
  * domain: EBUSY (a domain that never had a ring and can no longer get
- * one), EBADF (a descriptor not open for writing, which only a domain
- * without a ring can have), and a page whose layout makes no sense (the
+ * one), EBADF (a descriptor not open for reading and writing, which
+ * only a domain without a ring can have), and a page whose layout makes no sense (the
  * handle has its id, which the kernel's commands use). Every other failure refuses the
  * handle, as libordsched.h says ("takes the ring when @os does"): ENOSPC
  * (a ring domain with no free id left, where every command of the ioctl
