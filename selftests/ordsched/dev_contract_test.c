@@ -2089,8 +2089,9 @@ TEST_F(dom, close_during_wait_releases_after_it)
 /* ======================================================================= */
 
 /*
- * ordsched.h:105-107 "EAGAIN: the handle would hold more than max_held
- * tickets ... it clears as the tail moves"; ordsched.h:77 "@max_held:
+ * ordsched.h, struct ordsched_take: "EAGAIN: the handle would hold more
+ * than max_held tickets (... it clears as the handle completes or trashes
+ * tickets of its own ...)"; ordsched.h:77 "@max_held:
  * out: most tickets one handle may hold at a time"; @full counts EAGAINs.
  */
 TEST_F(dom, take_eagain_max_held)
@@ -2136,6 +2137,52 @@ TEST_F(dom, take_eagain_max_held)
 	stats(_metadata, d.fd, &st);
 	EXPECT_EQ(full, st.full);
 	EXPECT_EQ(d.api.max_held, st.held);
+}
+
+/*
+ * ordsched.h, struct ordsched_take: max_held's EAGAIN "clears as the
+ * handle completes or trashes tickets of its own; the tail moving does
+ * not clear it". Another handle holds the tail's ticket; moving the tail
+ * past it leaves this handle full, completing one of its own early does
+ * not move the tail and frees a ticket.
+ */
+TEST_F(dom, take_eagain_max_held_not_the_tail)
+{
+	struct ordsched_stats st;
+	struct dom d;
+	__u32 held = 0, n;
+	__u64 t0, last;
+	int other;
+
+	open_dom(_metadata, &d);
+	if (g_ring)
+		SKIP(return, "max_held bounds no handle of a ring domain");
+	if (d.api.max_held + 2 > d.window)
+		SKIP(return, "max_held %u, window %u", d.api.max_held, d.window);
+	if (d.api.max_held / d.batch > 100000)
+		SKIP(return, "too many takes");
+	other = new_handle(_metadata, d.fd);
+	t0 = take(_metadata, other, 1);
+	while (held < d.api.max_held) {
+		n = d.api.max_held - held;
+		if (n > d.batch)
+			n = d.batch;
+		EXPECT_EQ(t0 + 1 + held, take(_metadata, d.fd, n));
+		held += n;
+	}
+	last = t0 + d.api.max_held;
+	EXPECT_EQ(-EAGAIN, dev_take(d.fd, 1, NULL));
+	/* The tail moves onto our first ticket: still full. */
+	EXPECT_EQ(0, dev_complete(other, t0, 1));
+	EXPECT_EQ(t0 + 1, tail_of(_metadata, d.fd));
+	EXPECT_EQ(-EAGAIN, dev_take(d.fd, 1, NULL));
+	/* One of ours early: the tail stays, a ticket is free. */
+	EXPECT_EQ(0, dev_complete(d.fd, last, 1));
+	stats(_metadata, d.fd, &st);
+	EXPECT_EQ(t0 + 1, st.tail);
+	EXPECT_EQ(d.api.max_held - 1, st.held);
+	EXPECT_EQ(last + 1, take(_metadata, d.fd, 1));
+	close(other);
 }
 
 /*

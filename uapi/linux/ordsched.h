@@ -109,9 +109,10 @@ struct ordsched_api {
  *	@first + @count - 1
  *
  * EAGAIN: the handle would hold more than max_held tickets (in a domain
- * without a ring), or the last ticket would lie window or more after the
- * tail (see ordsched_api.window);
- * it clears as the tail moves.
+ * without a ring: it clears as the handle completes or trashes tickets of
+ * its own; the tail moving does not clear it), or the last ticket would
+ * lie window or more after the tail (see ordsched_api.window: it clears
+ * as the tail moves).
  */
 struct ordsched_take {
 	__u32 count;
