@@ -607,9 +607,13 @@ static void seq_quiesce(struct ordsched_seq *seq)
 				       ordsched_seq_tail(seq) ==
 				       (u64)atomic64_read(&seq->head), HZ))
 			continue;
-		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
-			pr_warn("destroying sequencer %s: %llu tickets not handed in after %u s\n",
-				seq->inst.name, head - ordsched_seq_tail(seq), waited);
+		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0) {
+			u64 tail = ordsched_seq_tail(seq);
+
+			pr_warn("destroying sequencer %s: waiting %u s for ticket %llu, %llu tickets not run\n",
+				seq->inst.name, waited, tail,
+				(u64)atomic64_read(&seq->head) - tail);
+		}
 	}
 }
 

@@ -39,8 +39,10 @@
  *	X_flush()	wait for the items handed over before the call and
  *			for no later one (but a flush of the keyed executor
  *			or of delays that waits for another flush first also
- *			waits for what comes meanwhile: see there);
- *			killable: 0 or -EINTR
+ *			waits for what comes meanwhile, and a sequencer's or
+ *			pipeline's returns when the drain that ran its last
+ *			item ends, which may run later items first: see
+ *			there); killable: 0 or -EINTR
  *	X_destroy()	drain and free: returns only when nothing of the
  *			instance runs or will run, so the module that owns
  *			the callbacks may unload right after it. Work whose
@@ -54,12 +56,18 @@
  *			executor log every 10 s while they wait, naming the
  *			instance (a pipeline's sequencer bears its name, a
  *			stream is named by its set); delays and the
- *			spreader wait without logging.
+ *			spreader wait without logging. Nobody may queue
+ *			or cancel from outside the instance's callbacks
+ *			once destroy is called: a call that has not
+ *			returned may still use the instance.
  *
  * Each part's header opens with its contexts and its memory ordering; in
  * all of them, the stores made before handing an item over are visible to
- * the function that runs it. ordsched's own workqueues have rescuers
- * (WQ_MEM_RECLAIM): reclaim paths may pass no workqueue of their own.
+ * the function that runs it. A call that is not allowed in hard interrupt
+ * context may take spinlock_t locks: on PREEMPT_RT, where those sleep, it
+ * must not be made with preemption disabled or under a raw spinlock.
+ * ordsched's own workqueues have rescuers (WQ_MEM_RECLAIM): reclaim paths
+ * may pass no workqueue of their own.
  */
 #ifndef _ORDSCHED_H
 #define _ORDSCHED_H

@@ -716,9 +716,10 @@ static void sq_chain_expect(struct ktest *t, struct sq_chain_ctx *c, int len)
 
 /*
  * seq.h "It may take tickets, queue and cancel on the same sequencer
- * (an item handed in for the next ticket is run by the same drain, after
- * this one returns). The sequencer does not touch @item once this
- * function has been called, so the function may free it."
+ * (an item handed in for the next ticket is run after this one returns,
+ * by the same drain unless its budget is spent, ...). The sequencer does
+ * not touch @item once this function has been called, so the function
+ * may free it."
  */
 static void seq_fn_hands_in_next_run_by_same_drain(struct ktest *t)
 {

@@ -13,22 +13,26 @@
  * Every task names one or more keys (u64). Tasks that share a key run one
  * after the other in the order they were queued; tasks with disjoint keys
  * run in parallel. A task with several keys (a rollup) runs once every
- * task queued before it on any of its keys has finished, and every task
- * queued after it on any of its keys waits for it; it waits for nothing
- * else and holds back nothing else. No thread ever blocks: a task is
- * handed to the workqueue only once it is at the head of every one of its
- * keys.
+ * task queued before it on any of its keys has returned from its
+ * function, and every task queued after it on any of its keys waits for
+ * it; it waits for nothing else and holds back nothing else. (A task's
+ * @done runs after its keys were handed on: the next task of a key may
+ * run beside it.) No worker ever waits for a key: a task is handed to the
+ * workqueue only once it is at the head of every one of its keys.
  *
  * Per-key state costs no allocation: a key is live while tokens of tasks
  * wait on it, and the token at the head of the key is the key's entry in
  * the executor's hash table. When the last token leaves, the key is gone.
  *
  * Contexts: queue and cancel in process or softirq context with
- * interrupts enabled; flush, create and destroy in process context. Tasks
+ * interrupts enabled (on PREEMPT_RT not with preemption disabled or under
+ * a raw spinlock: the key buckets' spinlock_t locks sleep there); flush,
+ * create and destroy in process context. Tasks
  * run in process context in a worker of the executor's workqueue and may
  * sleep (holding back the later tasks of their keys).
  * Ordering: stores before ordsched_keyed_queue() are visible to the task;
- * a task sees everything the earlier tasks of its keys stored.
+ * a task sees everything the earlier tasks of its keys stored in their
+ * functions (not what their @done stores).
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits,
  * killably, for the tasks queued before it and their @done; destroy
  * drains.
@@ -152,8 +156,9 @@ ordsched_keyed_create(const struct ordsched_keyed_params *params);
  * Waits until every task queued has finished (its @done returned),
  * including tasks queued by tasks while it waits, then frees the
  * executor. When it returns, nothing runs a task of @kx and nothing will:
- * the module that owns the tasks may unload. Nobody may queue from
- * outside the tasks once destroy is called.
+ * the module that owns the tasks may unload. Nobody may queue or cancel
+ * from outside the tasks once destroy is called: a cancel uses @kx until
+ * it returns, so cancels made before must have returned.
  *
  * Context: process context, may sleep; not from a task of @kx.
  */
@@ -184,11 +189,12 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
  *	%ORDSCHED_KEYED_MAX_KEYS
  *
  * The task runs once every task queued earlier on any of its keys has
- * finished, and before any task queued later on any of them starts.
+ * returned from its function (their @done may still run), and before any
+ * task queued later on any of them starts.
  * Queueings from different threads are ordered by the instant they take
  * their places, which is the same instant on all the task's keys. Stores
  * before the call are visible to the task. Nothing is allocated; the call
- * never waits.
+ * never waits for another task (it takes the keys' bucket locks, briefly).
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
@@ -216,8 +222,8 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
  * will run and this returns false: never both, never neither. A task not
  * in flight on @kx returns false without its tokens being read (they may
  * have been freed): one initialized and never queued, cancelled already,
- * finished (its keys handed on, as before @done is called), or queued on
- * another executor. Does not wait for a running task.
+ * past its function (its keys handed on, as before @done is called), or
+ * queued on another executor. Does not wait for a running task.
  *
  * Cancels of one task may overlap: at most one of them returns true.
  * But a cancel that begins while the task is in flight reads its tokens

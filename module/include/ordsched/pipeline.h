@@ -18,7 +18,9 @@
  * step returned, unless it was cancelled before its parallel step started.
  *
  * Contexts: queue in any context but hard interrupt; cancel in process or
- * softirq context with interrupts enabled; queue_wait, flush, create and
+ * softirq context with interrupts enabled (on PREEMPT_RT not with
+ * preemption disabled or under a raw spinlock, as the sequencer's hand-ins
+ * in <ordsched/seq.h>); queue_wait, flush, create and
  * destroy in process context. Parallel steps run in process context on the
  * workqueue and may sleep; serial steps run with bottom halves disabled
  * and must not.
@@ -102,8 +104,8 @@ ordsched_pipeline_create(const struct ordsched_pipeline_params *params);
  * Waits until every job queued has run both steps, including jobs that
  * serial steps queue while it waits, then frees the pipeline. When it
  * returns, nothing runs a step of @pl and nothing will: the module that
- * owns the steps may unload. Nobody may queue from outside the steps
- * once destroy is called.
+ * owns the steps may unload. Nobody may queue or cancel from outside the
+ * steps once destroy is called.
  *
  * Context: process context, may sleep; not from a step of @pl.
  */
@@ -141,8 +143,10 @@ bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
  *
  * Context: process context, may sleep.
  * Return: 0, or -EINTR if a fatal signal came first (not queued), or, on
- * a kernel with debug objects, -EBUSY if the job is still in flight
- * (reported: a bug in the caller).
+ * a kernel with debug objects, -EBUSY if the job's parallel step has not
+ * returned yet (reported: a bug in the caller). A job queued again after
+ * its parallel step returned and before its serial step ran is caught
+ * later, as ordsched_pipeline_queue() says: this returns 0.
  */
 int ordsched_pipeline_queue_wait(struct ordsched_pipeline *pl,
 				 struct ordsched_job *job);
@@ -179,8 +183,10 @@ bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
  * @pl: the pipeline
  *
  * Returns once every job queued before the call has run its serial
- * step; jobs queued later are not waited for. Killable, as
- * ordsched_seq_flush().
+ * step; jobs queued later are not waited for, but for the exception of
+ * ordsched_seq_flush(): the drain that runs the last of those serial steps
+ * may first run later ones already handed in (at most the sequencer's
+ * budget). Killable, as ordsched_seq_flush().
  *
  * Context: process context, may sleep.
  * Return: 0, or -EINTR if a fatal signal came first.

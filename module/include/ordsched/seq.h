@@ -23,7 +23,9 @@ struct workqueue_struct;
  *
  * Contexts: tickets in any context, hard interrupt included; hand-ins
  * (ordsched_seq_queue(), ordsched_seq_cancel()) in process or softirq
- * context with interrupts enabled; flush, create and destroy in process
+ * context with interrupts enabled (on PREEMPT_RT, not with preemption
+ * disabled or under a raw spinlock: they may wake a waitqueue, whose
+ * spinlock_t sleeps there); flush, create and destroy in process
  * context. Items run with bottom halves disabled, in the thread that
  * completed the tail or in a worker of the sequencer's workqueue.
  * Ordering: the stores a producer makes before handing in its item are
@@ -43,7 +45,8 @@ struct ordsched_seq_item;
  * Runs with bottom halves disabled, in the context of the thread that
  * completed the tail or in a workqueue worker: it must not sleep. It may
  * take tickets, queue and cancel on the same sequencer (an item handed in
- * for the next ticket is run by the same drain, after this one returns).
+ * for the next ticket is run after this one returns, by the same drain
+ * unless its budget is spent, then by the work item that takes over).
  * The sequencer does not touch @item once this function has been called,
  * so the function may free it.
  */
@@ -124,8 +127,10 @@ struct ordsched_seq *ordsched_seq_create(const struct ordsched_seq_params *param
  * frees the sequencer. When it returns, nothing runs any item of @seq and
  * nothing will: the module that owns the items may unload. Threads that
  * hold tickets must still hand them in; a ticket never handed in keeps
- * destroy waiting (and named in the kernel log every 10 s). Nobody may
- * take new tickets from outside the items once destroy is called.
+ * destroy waiting (the kernel log names the ticket it waits for every
+ * 10 s). Nobody may take new tickets from outside the items once destroy
+ * is called; hand-ins of the tickets taken before it are what it waits
+ * for.
  *
  * Context: process context, may sleep; not from an item of @seq.
  */
@@ -165,10 +170,13 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
  * @ticket: a ticket taken from @seq and not yet handed in or cancelled
  * @item: what to run in @ticket's turn; valid until its function runs
  *
- * If @ticket is the tail, the caller runs @item at once, then every item
- * parked for the following tickets, up to the sequencer's budget, past
- * which a work item takes over. Otherwise the item is parked and the call
- * returns at once. Stores before the call are visible to @item's function.
+ * If @ticket is the tail, @item runs at once: the caller runs it, then
+ * every item parked for the following tickets, up to the sequencer's
+ * budget, past which a work item takes over. Only while the thread that
+ * moved the tail onto @ticket is still in its drain may that thread run
+ * @item instead (and the call return before it ran). Otherwise the item
+ * is parked and the call returns at once. Stores before the call are
+ * visible to @item's function.
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled. Items run with bottom halves disabled.
@@ -204,7 +212,10 @@ bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket);
  *
  * Waits until every ticket handed out before the call has been run or
  * cancelled, including items a work item took over. Tickets taken later,
- * also by the items themselves, are not waited for. The wait is killable:
+ * also by the items themselves, are not waited for, with one exception:
+ * the flush returns when the drain that ran the last of its tickets ends,
+ * and that drain may first run later items that were already handed in
+ * (at most the sequencer's budget). The wait is killable:
  * a ticket that is never handed in would otherwise hold the caller
  * forever.
  *

@@ -183,8 +183,10 @@ void ordsched_stream_init(struct ordsched_stream *stream,
  * its drain has left. When it returns, nothing runs an item of @stream and
  * nothing will: the module that owns the items may unload, and the
  * stream's memory is the caller's. To drop pending items instead, cancel
- * them first. Nobody may queue from outside the stream's items once
- * destroy is called. Must not be called from an item of @stream.
+ * them first, and let those cancels return: nobody may queue or cancel
+ * from outside the stream's items once destroy is called (a cancel still
+ * running may use the stream and its set). Must not be called from an
+ * item of @stream.
  *
  * Context: process context, may sleep.
  */
