@@ -36,27 +36,37 @@ def load(paths):
     for path in paths:
         with open(path) as f:
             report = json.load(f)
-        goals = report.get("goals", [])
-        if not goals:
+        if not report.get("goals"):
             print("bench_boots: no goals in %s" % path, file=sys.stderr)
             return None, None, None, None
-        boots.append({g["goal"]: g for g in goals})
-        order += [g["goal"] for g in goals if g["goal"] not in order]
-        controls = report.get("controls", [])
-        cboots.append({c["control"]: c for c in controls})
-        corder += [c["control"] for c in controls
-                   if c["control"] not in corder]
+        index(report["goals"], "goal", order, boots)
+        index(report.get("controls", []), "control", corder, cboots)
     return order, boots, corder, cboots
 
 
+def index(items, key, order, boots):
+    """One boot's @items by their @key into @boots; new names onto @order."""
+    boots.append({i[key]: i for i in items})
+    order += [i[key] for i in items if i[key] not in order]
+
+
+def fmt(v):
+    return "n/a" if v is None else "%.2f" % v
+
+
 def row(name, boots):
-    """One goal: its values per boot (None where absent or n/a)."""
+    """One goal or control: its values per boot (None where absent or n/a)."""
     goals = [b.get(name) for b in boots]
     values = [g["value"] if g else None for g in goals]
     known = [v for v in values if v is not None]
-    met = sum(1 for g in goals if g and g["value"] is not None and g["met"])
+    met = sum(1 for g in goals
+              if g and g["value"] is not None and g.get("met"))
     med = statistics.median(known) if known else None
     return values, med, met, len(known)
+
+
+def cells(values):
+    return " ".join("%6s" % fmt(v) for v in values)
 
 
 def pooled(name, boots):
@@ -89,22 +99,14 @@ def main():
     print("  %-70s %s %6s %s" % ("goal", head, "median", "met"))
     for name in order:
         values, med, met, known = row(name, boots)
-        cells = " ".join("%6s" % ("n/a" if v is None else "%.2f" % v)
-                         for v in values)
-        print("  %-70s %s %6s %d/%d" % (name, cells,
-                                        "n/a" if med is None else "%.2f" % med,
+        print("  %-70s %s %6s %d/%d" % (name, cells(values), fmt(med),
                                         met, known))
     if corder:
         print("Controls (the same contender twice): the value in each boot "
               "and their median")
         for name in corder:
-            values = [b[name]["value"] if name in b else None for b in cboots]
-            known = [v for v in values if v is not None]
-            cells = " ".join("%6s" % ("n/a" if v is None else "%.2f" % v)
-                             for v in values)
-            print("  %-70s %s %6s" % (name, cells, "%.2f" %
-                                      statistics.median(known)
-                                      if known else "n/a"))
+            values, med, _, _ = row(name, cboots)
+            print("  %-70s %s %6s" % (name, cells(values), fmt(med)))
     rows = [(name, pooled(name, boots)) for name in order] + \
         [(name, pooled(name, cboots)) for name in corder]
     rows = [(name, p) for name, p in rows if p]
