@@ -27,9 +27,9 @@
  * Contexts: queue and cancel in process or softirq context with
  * interrupts enabled (on PREEMPT_RT not with preemption disabled or under
  * a raw spinlock: the key buckets' spinlock_t locks sleep there); flush,
- * create and destroy in process context. Tasks
- * run in process context in a worker of the executor's workqueue and may
- * sleep (holding back the later tasks of their keys).
+ * create and destroy in process context. Tasks run in process context in
+ * a worker of the executor's workqueue and may sleep (holding back the
+ * later tasks of their keys).
  * Ordering: stores before ordsched_keyed_queue() are visible to the task;
  * a task sees everything the earlier tasks of its keys stored in their
  * functions (not what their @done stores).

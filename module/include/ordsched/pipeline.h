@@ -20,10 +20,9 @@
  * Contexts: queue in any context but hard interrupt; cancel in process or
  * softirq context with interrupts enabled (on PREEMPT_RT not with
  * preemption disabled or under a raw spinlock, as the sequencer's hand-ins
- * in <ordsched/seq.h>); queue_wait, flush, create and
- * destroy in process context. Parallel steps run in process context on the
- * workqueue and may sleep; serial steps run with bottom halves disabled
- * and must not.
+ * in <ordsched/seq.h>); queue_wait, flush, create and destroy in process
+ * context. Parallel steps run in process context on the workqueue and may
+ * sleep; serial steps run with bottom halves disabled and must not.
  * Ordering: stores before ordsched_pipeline_queue() are visible to both
  * steps of the job; a serial step sees everything earlier serial steps
  * stored.
