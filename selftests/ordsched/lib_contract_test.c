@@ -1641,6 +1641,58 @@ TEST(mixed_wait_trashed_during)
 	ordsched_close(r);
 }
 
+/*
+ * The same, t1 completed early by ordsched_complete_wait() in a third
+ * thread, which then waits for t2 in the kernel: h:364 complete_wait
+ * "complete a ticket, then wait for another", h:376 "Return: as
+ * ordsched_complete() for the completion ... then as ordsched_wait()",
+ * so the spinning waiter of t1 must answer as if t1 had been completed
+ * alone. The library used to forget t1 only when the whole call
+ * returned, after the wait for t2.
+ */
+TEST(mixed_wait_complete_wait_during)
+{
+	struct ordsched *r, *k;
+	struct waiter w, c;
+	int i, zeros = 0, other = 0, bad_cwait = 0;
+	uint64_t t0, t1, t2, done, start;
+
+	if (!kernel_has_ring())
+		SKIP(return, "no ORDSCHED_FEAT_RING");
+	ASSERT_EQ(0, ordsched_open(&r));
+	ASSERT_EQ(0, ordsched_from_fd_flags(raw_new_handle(ordsched_fd(r)),
+					    ORDSCHED_OPEN_NO_RING, &k));
+	ordsched_set_spin(k, 1u << 22);
+	for (i = 0; i < 500; i++) {
+		TAKE(r, &t0);
+		TAKE(k, &t1);
+		TAKE(k, &t2);
+		ASSERT_EQ(0, waiter_start(&w, W_WAIT, k, t1, mono() + LONG_NS));
+		usleep(50);
+		done = stats_of(k).completed;
+		c.next = t2;
+		ASSERT_EQ(0, waiter_start(&c, W_CWAIT, k, t1, mono() + LONG_NS));
+		/* t1 retired early by c's ioctl, c now waits for t2. */
+		start = mono();
+		while (stats_of(k).completed == done && mono() - start < 5 * SEC)
+			sched_yield();
+		ASSERT_EQ(done + 1, stats_of(k).completed);
+		ASSERT_EQ(0, ordsched_complete(r, t0));
+		ASSERT_EQ(0, waiter_join(&w, 15));
+		ASSERT_EQ(0, waiter_join(&c, 15));
+		zeros += w.rc == 0;
+		other += w.rc != 0 && w.rc != -EALREADY;
+		bad_cwait += c.rc != 0 || c.ticket != ORDSCHED_NO_TICKET;
+		ASSERT_EQ(0, ordsched_complete(k, t2));
+	}
+	EXPECT_EQ(0, zeros) TH_LOG("%d of 500 waits answered 0", zeros);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(0, bad_cwait);
+	EXPECT_EQ(ordsched_head(r), ordsched_tail(r));
+	ordsched_close(k);
+	ordsched_close(r);
+}
+
 /* Shared mappings in /proc/self/maps (the status page and the ring are
  * MAP_SHARED: u:261, r:23). */
 static int dev_mappings(void)

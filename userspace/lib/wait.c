@@ -285,11 +285,15 @@ int ordsched_complete_wait(struct ordsched *os, uint64_t *ticket,
 		return next == ORDSCHED_NO_TICKET ? 0 :
 		       ordsched_wait(os, next, deadline_ns);
 	}
-	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
-
-	/* Whatever the answer: see struct ordsched's owned. */
+	/*
+	 * Whatever the answer, and before the kernel retires it, as
+	 * ordsched_complete() does: the ioctl goes on to wait for @next, and
+	 * a wait of another thread that sees the tail reach *@ticket
+	 * meanwhile must not find it still ours (see struct ordsched's owned).
+	 */
 	if (*ticket != ORDSCHED_NO_TICKET)
 		os_own(os, *ticket, 1, 0);
+	ret = os_ioctl(os, ORDSCHED_IOC_COMPLETE_WAIT, &cw);
 	*ticket = cw.ticket;
 	return ret;
 }
