@@ -21,8 +21,8 @@
  *	EFAULT	the argument cannot be read or written; nothing was done (a
  *		take whose answer became unwritable during the call, by
  *		a racing munmap(), trashes the tickets it took; a ring
- *		setup's has set the handle up, and a second call answers
- *		the same)
+ *		setup's has set the handle up, and made the domain a ring
+ *		domain if it was not one; a second call answers the same)
  *	EINVAL	a reserved field or an unknown flag is set, a count is 0 or
  *		above the batch limit, a ticket was never handed out
  *	ENOTTY	unknown command
@@ -44,8 +44,8 @@
 #define ORDSCHED_API_VERSION	1
 
 /*
- * The most threads that may sleep at once in the waits of one handle, and
- * of one domain: in one hold of the domain's lock, a retirement looks at
+ * The most threads that may be in a wait at once (asleep, or woken and
+ * not yet returned) on one handle, and on one domain: in one hold of the domain's lock, a retirement looks at
  * no sleeper of the domain more than twice (once for the range retired,
  * once for the turn it brings).
  */
@@ -134,8 +134,9 @@ struct ordsched_take {
  * absolute, a restart does not stretch it. EPERM: another handle holds
  * @ticket. EALREADY: @ticket was completed or trashed (also when that
  * happens during the wait). EBUSY: ORDSCHED_MAX_WAITERS_HANDLE threads
- * already sleep on the handle, or ORDSCHED_MAX_WAITERS_DOMAIN on its
- * domain, when the wait begins (also for the sleeps of
+ * are already in a wait on the handle (from when it began to until it
+ * returns, woken or not), or ORDSCHED_MAX_WAITERS_DOMAIN on its domain,
+ * when the wait begins (also for the sleeps of
  * ORDSCHED_IOC_COMPLETE_WAIT and ORDSCHED_IOC_RING_WAIT): never once it
  * slept, unless a signal's restart begins it again; a wait that finds
  * its turn at once never answers it. A wait whose deadline is in the past

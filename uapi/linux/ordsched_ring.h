@@ -89,7 +89,10 @@
  * ring: they trust each other for order, not for memory safety. The
  * kernel never trusts the page: it keeps no pointer in it, masks every
  * slot index it derives from it, bounds every loop over it by the number
- * of slots or a fixed budget, and only compares the values it reads. A
+ * of slots or a fixed budget, and only compares the values it reads, but
+ * for one: the owner id of the ticket whose turn it wakes, which it looks
+ * up among the domain's live handles to wake that handle's pollers (a
+ * forged id wakes another handle's pollers, or nobody). A
  * participant that writes anything else into the page (or keeps using the
  * ring after its handle was released) can at worst stall or misorder its
  * own domain; it cannot crash the kernel, reach another domain, or make a
@@ -172,9 +175,12 @@
  * @slots_offset: offset of slot[0]
  * @pad: 0
  *
- * Written once by the kernel before the page can be mapped, like the
- * struct ordsched_status before it; read-only in spirit (a participant
- * that changes either only misleads its own domain).
+ * Written once by the kernel, by the ORDSCHED_IOC_RING_SETUP that makes
+ * the domain a ring domain, before the ring page can be mapped (a status
+ * page mapped before that call sees the header appear in it then, and
+ * ordsched_status.window change to @slots); read-only in spirit (a
+ * participant that changes it, or struct ordsched_status, only misleads
+ * its own domain).
  */
 struct ordsched_ring_hdr {
 	__u32 version;
