@@ -1448,6 +1448,11 @@ TEST(from_fd_errors)
 	EXPECT_EQ(-EINVAL, ordsched_from_fd_flags(fds[0], 0x10, &os));
 	EXPECT_FALSE(fd_is_open(fds[0]));
 	close(fds[1]);
+	/* h:118 "-EBADF when @fd is not an open descriptor". */
+	EXPECT_EQ(-EBADF, ordsched_from_fd(-1, &os));
+	EXPECT_EQ(-EBADF, ordsched_from_fd(fds[1], &os));
+	EXPECT_EQ(-EBADF, ordsched_from_fd_flags(fds[1], ORDSCHED_OPEN_NO_RING,
+						 &os));
 }
 
 /* A handle adopted from a descriptor works: take, wait, complete. */
@@ -1478,9 +1483,11 @@ static void adopt_use(struct __test_metadata *_metadata, int fd,
  * h:116 from_fd_flags: "Without ORDSCHED_OPEN_NO_RING ..., the handle
  * uses the ring when its domain has one, or can still get one (its first
  * handle, before any other handle or ticket): adopting a fresh descriptor
- * of /dev/ordsched makes its domain a ring domain. With it, the handle
- * takes the ioctl path, which works in any domain"; h:87 NO_RING: "the
- * new domain never gets a ring, whoever its handles are passed to".
+ * of /dev/ordsched open for reading and writing makes its domain a ring
+ * domain (the kernel gives a ring to no other: one open for reading only
+ * takes the ioctl path). With it, the handle takes the ioctl path, which
+ * works in any domain"; h:87 NO_RING: "the new domain never gets a ring,
+ * whoever its handles are passed to".
  */
 TEST(from_fd_ring_rules)
 {
@@ -1509,6 +1516,27 @@ TEST(from_fd_ring_rules)
 
 	/* A fresh descriptor with NO_RING: ioctl path. */
 	adopt_use(_metadata, raw_open(), ORDSCHED_OPEN_NO_RING, 0);
+
+	/* Open for reading only: the ioctl path, and the domain has no ring. */
+	fd = open("/dev/ordsched", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ordsched_from_fd(fd, &os));
+	EXPECT_EQ(0, ordsched_uses_ring(os));
+	use_handle(_metadata, os);
+	{
+		struct ordsched_ring_setup rs = { 0 };
+		int fd2 = raw_new_handle(ordsched_fd(os));
+
+		ASSERT_LE(0, fd2);
+		EXPECT_EQ(-1, ioctl(fd2, ORDSCHED_IOC_RING_SETUP, &rs));
+		EXPECT_EQ(EBUSY, errno);
+		close(fd2);
+	}
+	ASSERT_EQ(0, ordsched_new_handle(os, &h));
+	EXPECT_EQ(0, ordsched_uses_ring(h));
+	use_handle(_metadata, h);
+	ordsched_close(h);
+	ordsched_close(os);
 
 	/* A domain that handed out a ticket can no longer get a ring. */
 	fd = raw_open();

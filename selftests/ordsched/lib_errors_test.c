@@ -140,4 +140,28 @@ TEST(no_ring_environment)
 	EXPECT_EQ(-EINVAL, ordsched_open_flags(&os, 2));
 }
 
+/*
+ * h:163 new_handle: "it takes the ring when @os does, unless
+ * ORDSCHED_NO_RING is set when this is called".
+ */
+TEST(no_ring_environment_new_handle)
+{
+	struct ordsched *os, *h;
+
+	ASSERT_EQ(0, ordsched_open(&os));
+	if (!ordsched_uses_ring(os)) {
+		ordsched_close(os);
+		SKIP(return, "no ring");
+	}
+	setenv("ORDSCHED_NO_RING", "1", 1);
+	ASSERT_EQ(0, ordsched_new_handle(os, &h));
+	unsetenv("ORDSCHED_NO_RING");
+	EXPECT_EQ(0, ordsched_uses_ring(h));
+	ordsched_close(h);
+	ASSERT_EQ(0, ordsched_new_handle(os, &h));
+	EXPECT_EQ(1, ordsched_uses_ring(h));
+	ordsched_close(h);
+	ordsched_close(os);
+}
+
 TEST_HARNESS_MAIN

@@ -115,7 +115,8 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags);
  *
  * The handle is pollable from the start: see ordsched_fd().
  *
- * Return: 0; -ENOTTY when @fd is not an ordsched handle; -ENOSPC when the
+ * Return: 0; -EBADF when @fd is not an open descriptor; -ENOTTY when it
+ * is not an ordsched handle; -ENOSPC when the
  * handle would take the ring but its ring domain has no ring id left for
  * it (65,535 handles at once: the ioctl path needs one there too); as
  * ordsched_open().
@@ -131,7 +132,9 @@ int ordsched_from_fd(int fd, struct ordsched **os);
  * Without ORDSCHED_OPEN_NO_RING (and ORDSCHED_NO_RING unset), the handle
  * uses the ring when its domain has one, or can still get one (its first
  * handle, before any other handle or ticket): adopting a fresh descriptor
- * of /dev/ordsched makes its domain a ring domain. With it, the handle
+ * of /dev/ordsched open for reading and writing makes its domain a ring
+ * domain (the kernel gives a ring to no other: one open for reading only
+ * takes the ioctl path). With it, the handle
  * takes the ioctl path, which works in any domain (in a ring domain the
  * kernel runs the ring's protocol for it, with a ring id it gives the
  * handle at its first command: -ENOSPC from each command while the domain
@@ -157,7 +160,9 @@ int ordsched_uses_ring(const struct ordsched *os);
  * @os: a handle
  * @out: where to store the new handle; its descriptor is close-on-exec
  *
- * The new handle holds no ticket; it takes the ring when @os does. Give
+ * The new handle holds no ticket; it takes the ring when @os does, unless
+ * ORDSCHED_NO_RING is set when this is called (see
+ * ordsched_open_flags()). Give
  * it to another process so that its tickets are trashed when that process
  * dies, and not when the whole domain goes: fork, the child using it and
  * closing @os, the parent closing it; or send ordsched_fd() over a UNIX
@@ -290,8 +295,9 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  * handler without SA_RESTART ran; -EPERM when another handle holds
  * @ticket; -EALREADY when it was completed or trashed (also during the
  * wait); -EINVAL when it was never handed out; -EBUSY when it would
- * sleep while too many threads already sleep on the handle or its domain
- * (ORDSCHED_MAX_WAITERS_HANDLE, _DOMAIN in uapi/linux/ordsched.h).
+ * sleep while too many threads are already in a wait in the kernel on
+ * the handle or its domain (ORDSCHED_MAX_WAITERS_HANDLE, _DOMAIN in
+ * uapi/linux/ordsched.h).
  */
 int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns);
 
