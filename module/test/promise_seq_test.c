@@ -15,12 +15,14 @@
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/kmsg_dump.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <ordsched.h>
@@ -873,6 +875,64 @@ static void seq_destroy_waits_for_taken_tickets(struct ktest *t)
 	KT_EXPECT(t, ordsched_seq_queue(seq, t0, &it[0].item));
 	KT_EXPECT_EQ(t, async_end(t, a), 0);
 	sq_expect_ran(t, &rec, t0, 2);
+}
+
+/* Is there a line in the kernel log holding both @a and @b? */
+static bool kmsg_has(const char *a, const char *b)
+{
+	static char line[512];	/* one case at a time */
+	struct kmsg_dump_iter iter;
+	size_t len;
+
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, sizeof(line) - 1, &len)) {
+		line[len] = '\0';
+		if (strstr(line, a) && strstr(line, b))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * seq.h destroy: "a ticket never handed in keeps destroy waiting (the
+ * kernel log names the ticket it waits for every 10 s)": the first such
+ * line names t0, the tail, and its sequencer; then t0's hand-in lets
+ * destroy finish. Takes 10 s.
+ */
+static void seq_destroy_log_names_the_waited_ticket(struct ktest *t)
+{
+	struct sq_rec rec = {};
+	struct ordsched_seq *seq;
+	struct sq_item it[3];
+	char want[48];
+	struct async *a;
+	u64 t0 = 0;
+	int i;
+
+	seq = sq_create(t, 0, 0, 7770000077ULL, NULL);
+	if (!seq)
+		return;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 3, &t0), 0);
+	KT_EXPECT_EQ(t, t0, 7770000077ULL);
+	sq_items_init(it, 3, &rec, t0);
+	KT_EXPECT(t, ordsched_seq_queue(seq, t0 + 1, &it[1].item));
+	KT_EXPECT(t, ordsched_seq_queue(seq, t0 + 2, &it[2].item));
+	snprintf(want, sizeof(want), " ticket %llu,", t0);
+	a = async_start(t, sq_destroy, seq);
+	if (!a)
+		return;
+	if (!KT_EXPECT(t, async_blocked(a))) {
+		KT_EXPECT_EQ(t, async_end(t, a), 0);
+		return;
+	}
+	/* 10 s, and as much again for a slow guest. */
+	for (i = 0; i < 200 && !kmsg_has("sequencer promise", want); i++)
+		msleep(100);
+	KT_EXPECT(t, i < 200);
+	KT_EXPECT(t, !completion_done(&a->done));
+	KT_EXPECT(t, ordsched_seq_queue(seq, t0, &it[0].item));
+	KT_EXPECT_EQ(t, async_end(t, a), 0);
+	sq_expect_ran(t, &rec, t0, 3);
 }
 
 struct sq_ctx_calls {
@@ -3121,6 +3181,7 @@ static const struct ktest_case promise_seq_cases[] = {
 	KT_CASE(seq_flush_waits_for_earlier_tickets_only),
 	KT_CASE(seq_destroy_runs_work_handed_in_meanwhile),
 	KT_CASE(seq_destroy_waits_for_taken_tickets),
+	KT_CASE(seq_destroy_log_names_the_waited_ticket),
 	KT_CASE(seq_tickets_in_hardirq_handins_in_softirq),
 	KT_CASE(seq_concurrent_producers_strict_order),
 	KT_CASE(pipeline_create_rejects_bad_params),
