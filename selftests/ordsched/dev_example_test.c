@@ -155,10 +155,67 @@ TEST(pgzip_disk_full_midrun)
 	EXPECT_EQ(1, sh("ordsched-pgzip -j 8 -b 16 " DIR "/rnd " DIR "/full/out 2> "
 			DIR "/err"));
 	EXPECT_EQ(0, sh("grep -q 'No space left on device' " DIR "/err"));
+	/* p1 EXIT STATUS "naming ... the file, input or output, that failed". */
+	EXPECT_EQ(0, sh("grep -q '" DIR "/full/out: writing chunk' " DIR "/err"));
 	EXPECT_EQ(0, sh("test \"$(cat " DIR "/full/out)\" = old"));
 	EXPECT_EQ(0, sh("test $(ls -A " DIR "/full | wc -l) = 1"));
 	EXPECT_EQ(0, sh("umount " DIR "/full"));
-	EXPECT_EQ(1, sh("ordsched-pgzip -j 8 -b 16 " DIR "/rnd > /dev/full 2>/dev/null"));
+	EXPECT_EQ(1, sh("ordsched-pgzip -j 8 -b 16 " DIR "/rnd > /dev/full 2> " DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q '^ordsched-pgzip: standard output: writing chunk 0: No space left on device' "
+			DIR "/err"));
+}
+
+/*
+ * p1 "An existing OUTPUT keeps its permissions ...; when it is a symbolic
+ * link, the file it points to is replaced and the link stays". It used to
+ * come out 0666 & ~umask (a 0600 file readable by all) and the link
+ * replaced by a plain file.
+ */
+TEST(pgzip_replace_keeps_mode_and_link)
+{
+	if (!have("ordsched-pgzip") || !have("gunzip"))
+		SKIP(return, "ordsched-pgzip or gunzip not in PATH");
+	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR " && seq 1 5000 > " DIR
+			"/in && echo old > " DIR "/real && chmod 640 " DIR
+			"/real && ln -s real " DIR "/lnk"));
+	EXPECT_EQ(0, sh("ordsched-pgzip " DIR "/in " DIR "/lnk"));
+	EXPECT_EQ(0, sh("test -L " DIR "/lnk"));
+	EXPECT_EQ(0, sh("test $(stat -c %%a " DIR "/real) = 640"));
+	EXPECT_EQ(0, sh("gunzip -c < " DIR "/real | cmp -s - " DIR "/in"));
+	/* A new OUTPUT: open(2)'s 0666 & ~umask. */
+	EXPECT_EQ(0, sh("umask 027 && ordsched-pgzip " DIR "/in " DIR "/new"));
+	EXPECT_EQ(0, sh("test $(stat -c %%a " DIR "/new) = 640"));
+	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 4"));
+	sh("rm -rf " DIR);
+}
+
+/*
+ * p1 "when killed by SIGINT, SIGTERM, SIGHUP or SIGQUIT, it is left as it
+ * was and the temporary file is removed"; a file size limit is an error
+ * like a full disk (EFBIG, not death by SIGXFSZ). Both used to leave
+ * OUTPUT.XXXXXX behind. The kill comes as soon as the temporary file
+ * exists, long before 16 MiB of random bytes are compressed at level 9
+ * on one thread.
+ */
+TEST(pgzip_killed_or_limited_leaves_nothing)
+{
+	if (!have("ordsched-pgzip"))
+		SKIP(return, "ordsched-pgzip not in PATH");
+	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR " && echo old > " DIR
+			"/out && dd if=/dev/urandom of=" DIR
+			"/rnd bs=1024 count=16384 2>/dev/null"));
+	EXPECT_EQ(143, sh("ordsched-pgzip -j 1 -l 9 " DIR "/rnd " DIR "/out & p=$!; "
+			  "n=0; until ls " DIR "/out.* >/dev/null 2>&1 || [ $n -ge 1000 ]; "
+			  "do sleep 0.01; n=$((n + 1)); done; kill -TERM $p; wait $p"));
+	EXPECT_EQ(0, sh("test \"$(cat " DIR "/out)\" = old"));
+	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 2"));
+	EXPECT_EQ(1, sh("ulimit -f 200 && ordsched-pgzip -b 64 " DIR "/rnd " DIR
+			"/out 2> " DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q '" DIR "/out: writing chunk .*: File too large' " DIR
+			"/err"));
+	EXPECT_EQ(0, sh("test \"$(cat " DIR "/out)\" = old"));
+	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 3"));
+	sh("rm -rf " DIR);
 }
 
 /*

@@ -18,7 +18,8 @@
  * worker, at its turn, finds the error (the turn's acquire orders the
  * note before) and trashes its ticket instead of writing. So nothing is
  * written after a hole. OUTPUT is written as a temporary file beside it
- * and renamed over it only on success: on any error it is left as it was.
+ * and renamed over it only on success: on any error, or a fatal signal,
+ * it is left as it was.
  *
  * Where the kernel offers the shared ring, taking, completing and a wait
  * whose turn comes while it spins cost no system call: the only ones left
@@ -33,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,7 @@ struct job {
 	uint64_t first;		/* the ticket of chunk 0 */
 	int err;		/* first error, -errno or a zlib code */
 	uint64_t err_chunk;	/* the chunk it came from, if any */
+	int err_output;		/* it came from writing OUTPUT */
 	uint64_t bytes_out;	/* written so far, only in turn */
 	uint64_t waited;	/* waits that found the turn not yet come */
 };
@@ -65,13 +68,16 @@ struct worker {
 	z_stream zs;
 };
 
-static void job_fail(struct job *job, int err, uint64_t chunk)
+/* Note the first error; @output: it came from writing OUTPUT. */
+static void job_fail(struct job *job, int err, uint64_t chunk, int output)
 {
 	int zero = 0;
 
 	if (__atomic_compare_exchange_n(&job->err, &zero, err, 0,
-					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 		job->err_chunk = chunk;
+		job->err_output = output;
+	}
 }
 
 static int write_all(int fd, const unsigned char *p, size_t n)
@@ -151,8 +157,10 @@ static int do_chunk(struct worker *w, uint64_t t)
 		return ordsched_trash(job->os, t);
 	/* Our turn: every earlier chunk is written, no later one is. */
 	ret = write_all(job->out, w->out, clen);
-	if (ret)
+	if (ret) {
+		job_fail(job, ret, t - job->first, 1);
 		return ret;
+	}
 	job->bytes_out += clen;
 	return ordsched_complete(job->os, t);
 }
@@ -180,13 +188,13 @@ static void *worker_main(void *arg)
 			 * Noted before the trash hands the turn on: the later
 			 * chunks see it at their turn and write nothing.
 			 */
-			job_fail(job, ret, t - job->first);
+			job_fail(job, ret, t - job->first, 0);
 			ordsched_trash(job->os, t);
 			return NULL;
 		}
 	}
 	if (ret)
-		job_fail(job, ret, UINT64_MAX);
+		job_fail(job, ret, UINT64_MAX, 0);
 	return NULL;
 }
 
@@ -312,48 +320,107 @@ static int check_output(const char *out, const struct stat *in)
 }
 
 /*
- * OUTPUT: standard output, or a temporary file beside @out (in @tmp),
- * renamed over it by finish_output().
+ * The temporary file while it exists, for a fatal signal to remove: the
+ * handler unlinks it, then dies of the signal as it would have.
  */
-static int open_output(struct job *job, const char *out, char **tmp)
+static char *volatile cleanup_path;
+
+static void on_fatal_signal(int sig)
 {
+	char *path = cleanup_path;
+
+	if (path)
+		unlink(path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_handler = on_fatal_signal }, old;
+	unsigned int i;
+
+	/* Past the file size limit, a write fails (EFBIG) instead of killing. */
+	signal(SIGXFSZ, SIG_IGN);
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* A signal ignored from the start (nohup) stays ignored. */
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/*
+ * OUTPUT: standard output, or a temporary file beside the file @out names
+ * (in @tmp; *@target the name to rename it to: @out, or the file a
+ * symbolic link @out points to, so that the link stays), renamed over it
+ * by finish_output(). An existing OUTPUT keeps its permissions (and its
+ * owner and group, as far as this process may give them).
+ */
+static int open_output(struct job *job, const char *out, char **tmp,
+		       char **target)
+{
+	struct stat st;
+	int exists = 0;
 	mode_t mask;
 
 	*tmp = NULL;
+	*target = NULL;
 	if (!strcmp(out, "-")) {
 		job->out = STDOUT_FILENO;
 		return 0;
 	}
-	if (asprintf(tmp, "%s.XXXXXX", out) < 0) {
+	*target = realpath(out, NULL);
+	if (*target && !stat(*target, &st) && S_ISREG(st.st_mode)) {
+		exists = 1;
+	} else {
+		free(*target);
+		*target = strdup(out);
+	}
+	if (!*target || asprintf(tmp, "%s.XXXXXX", *target) < 0) {
 		*tmp = NULL;
 		fprintf(stderr, "ordsched-pgzip: %s\n", strerror(ENOMEM));
 		return -1;
 	}
 	job->out = mkstemp(*tmp);
 	if (job->out < 0) {
-		fprintf(stderr, "ordsched-pgzip: %s: %s\n", *tmp, strerror(errno));
+		fprintf(stderr, "ordsched-pgzip: %s: cannot create a temporary file beside it: %s\n",
+			out, strerror(errno));
 		free(*tmp);
 		*tmp = NULL;
 		return -1;
 	}
-	/* What open(O_CREAT, 0666) would have given, not mkstemp()'s 0600. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(job->out, 0666 & ~mask)) {
-		fprintf(stderr, "ordsched-pgzip: %s: %s\n", *tmp, strerror(errno));
-		return -1;
+	cleanup_path = *tmp;
+	if (exists) {
+		/* Best effort: only root may give a file away. */
+		if (fchown(job->out, st.st_uid, st.st_gid))
+			(void)!fchown(job->out, -1, st.st_gid);
+		if (!fchmod(job->out, st.st_mode & 07777))
+			return 0;
+	} else {
+		/* What open(O_CREAT, 0666) would give, not mkstemp()'s 0600. */
+		mask = umask(0);
+		umask(mask);
+		if (!fchmod(job->out, 0666 & ~mask))
+			return 0;
 	}
-	return 0;
+	fprintf(stderr, "ordsched-pgzip: %s: %s\n", *tmp, strerror(errno));
+	return -1;
 }
 
 /* Put the temporary file in place, or drop it (@ok false): 0 or -1. */
-static int finish_output(struct job *job, const char *out, char *tmp, int ok)
+static int finish_output(struct job *job, const char *out, char *tmp,
+			 char *target, int ok)
 {
 	int ret = 0;
 
-	if (!tmp)
+	if (!tmp) {
+		free(target);
 		return 0;
-	if (ok && (fsync(job->out) || close(job->out) || rename(tmp, out))) {
+	}
+	if (ok && (fsync(job->out) || close(job->out) || rename(tmp, target))) {
 		fprintf(stderr, "ordsched-pgzip: %s: %s\n", out, strerror(errno));
 		ok = 0;
 		ret = -1;
@@ -362,7 +429,9 @@ static int finish_output(struct job *job, const char *out, char *tmp, int ok)
 	}
 	if (!ok)
 		unlink(tmp);
+	cleanup_path = NULL;
 	free(tmp);
+	free(target);
 	return ret;
 }
 
@@ -383,7 +452,7 @@ static int run(struct job *job, long threads)
 			worker_fini(&w[i]);
 	}
 	if (ret)
-		job_fail(job, ret, UINT64_MAX);
+		job_fail(job, ret, UINT64_MAX, 0);
 	for (i = 0; i < started; i++) {
 		pthread_join(th[i], NULL);
 		worker_fini(&w[i]);
@@ -391,13 +460,19 @@ static int run(struct job *job, long threads)
 	return job->err;
 }
 
-static void report_error(const struct job *job, const char *in, int err)
+/* The chunk's file: INPUT, or OUTPUT if writing it failed. */
+static void report_error(const struct job *job, const char *in,
+			 const char *out, int err)
 {
 	const char *what = err == -EPROTO ? "compression failed" :
 			   strerror(-err);
 
 	if (job->err_chunk == UINT64_MAX)
 		fprintf(stderr, "ordsched-pgzip: %s\n", what);
+	else if (job->err_output)
+		fprintf(stderr, "ordsched-pgzip: %s: writing chunk %llu: %s\n",
+			strcmp(out, "-") ? out : "standard output",
+			(unsigned long long)job->err_chunk, what);
 	else if (err == -EIO)
 		fprintf(stderr, "ordsched-pgzip: %s: chunk %llu: %s (did the file change size?)\n",
 			in, (unsigned long long)job->err_chunk, what);
@@ -412,7 +487,7 @@ int main(int argc, char **argv)
 	struct ordsched_stats st;
 	const char *in, *out;
 	struct stat in_st;
-	char *tmp = NULL;
+	char *tmp = NULL, *target = NULL;
 	long threads;
 	int verbose = 0, ret;
 	uint64_t t0;
@@ -431,8 +506,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ordsched-pgzip: /dev/ordsched: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (open_output(&job, out, &tmp)) {
-		finish_output(&job, out, tmp, 0);
+	catch_fatal_signals();
+	if (open_output(&job, out, &tmp, &target)) {
+		finish_output(&job, out, tmp, target, 0);
 		return 1;
 	}
 	job.first = ordsched_head(job.os);
@@ -440,8 +516,8 @@ int main(int argc, char **argv)
 	t0 = ordsched_now();
 	ret = run(&job, threads);
 	if (ret)
-		report_error(&job, in, ret);
-	if (finish_output(&job, out, tmp, !ret) || ret)
+		report_error(&job, in, out, ret);
+	if (finish_output(&job, out, tmp, target, !ret) || ret)
 		return 1;
 	if (job.out == STDOUT_FILENO && close(job.out)) {
 		perror("ordsched-pgzip: standard output");
