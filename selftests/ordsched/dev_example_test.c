@@ -245,6 +245,8 @@ TEST_F_TIMEOUT(slow, ordschedctl_selftest, 240)
 	EXPECT_EQ(2, sh("ordschedctl demo -n -1 2>/dev/null"));
 	EXPECT_EQ(2, sh("ordschedctl demo -t 4294967297 2>/dev/null"));
 	EXPECT_EQ(2, sh("ordschedctl demo extra 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordschedctl demo -n 2147483648 2>/dev/null"));
+	EXPECT_EQ(2, sh("ordschedctl help extra 2>/dev/null"));
 	/* A PID or descriptor a cast would wrap onto another one. */
 	EXPECT_EQ(2, sh("ordschedctl stats %lld 0 2>/dev/null",
 			(long long)getpid() + (1LL << 32)));

@@ -100,7 +100,7 @@ int cmd_demo(int argc, char **argv)
 			threads = demo_num(optarg, 1, 64);
 			break;
 		case 'n':
-			items = demo_num(optarg, 1, UINT_MAX);
+			items = demo_num(optarg, 1, INT_MAX);
 			break;
 		default:
 			threads = 0;
@@ -110,8 +110,8 @@ int cmd_demo(int argc, char **argv)
 			break;
 	}
 	if (threads < 1 || items < 1 || optind != argc) {
-		fprintf(stderr, "usage: %s demo [-t THREADS] [-n ITEMS]: 1 to 64 threads, at least 1 item\n",
-			prog);
+		fprintf(stderr, "usage: %s demo [-t THREADS] [-n ITEMS]: 1 to 64 threads, 1 to %d items\n",
+			prog, INT_MAX);
 		return 2;
 	}
 	d.items = items;

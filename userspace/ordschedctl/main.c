@@ -87,6 +87,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
+		if (argc > 2) {
+			fprintf(stderr, "%s: %s takes no argument ('%s')\n",
+				prog, argv[1], argv[2]);
+			return 2;
+		}
 		usage(stdout);
 		return flushed(0);
 	}

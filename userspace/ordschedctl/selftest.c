@@ -56,12 +56,14 @@ static void check_threads(struct ordsched *os)
 	struct ordered o = { .os = os, .next = ordsched_tail(os) };
 	pthread_t th[THREADS];
 	struct ordsched_stats st;
-	int i;
+	int i, started;
 
-	for (i = 0; i < THREADS; i++)
-		pthread_create(&th[i], NULL, ordered_thread, &o);
-	for (i = 0; i < THREADS; i++)
+	for (started = 0; started < THREADS; started++)
+		if (pthread_create(&th[started], NULL, ordered_thread, &o))
+			break;
+	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	check(started == THREADS, "4 threads started");
 	check(!o.errors && o.next == ordsched_tail(os),
 	      "4 threads x 2000 tickets committed in order");
 	/*
@@ -164,6 +166,12 @@ int cmd_selftest(int argc, char **argv)
 		check_handles(os);
 		ordsched_close(os);
 	}
-	printf("%s\n", failed ? "selftest FAILED" : "selftest passed");
-	return failed ? 1 : 0;
+	if (failed) {
+		fflush(stdout);
+		fprintf(stderr, "%s: selftest FAILED (%d check%s)\n", prog, failed,
+			failed == 1 ? "" : "s");
+		return 1;
+	}
+	printf("selftest passed\n");
+	return 0;
 }

@@ -11,7 +11,7 @@ int cmd_status(int argc, char **argv)
 {
 	char line[256];
 	size_t len;
-	int n = 0;
+	int n = 0, ret;
 	FILE *f;
 
 	if (argc > 1) {
@@ -31,6 +31,12 @@ int cmd_status(int argc, char **argv)
 		len = strlen(line);
 		if (line[0] != ' ' && len > 1 && line[len - 2] == ':')
 			n++;
+	}
+	/* A read error is not the end of the list: no count then. */
+	if (ferror(f)) {
+		ret = -errno;
+		fclose(f);
+		return fail(DOMAINS_FILE, ret ? ret : -EIO);
 	}
 	fclose(f);
 	printf("%d domain%s\n", n, n == 1 ? "" : "s");
