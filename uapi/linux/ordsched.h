@@ -45,9 +45,9 @@
 
 /*
  * The most threads that may be in a wait at once (asleep, or woken and
- * not yet returned) on one handle, and on one domain: in one hold of the domain's lock, a retirement looks at
- * no sleeper of the domain more than twice (once for the range retired,
- * once for the turn it brings).
+ * not yet returned) on one handle, and on one domain: in one hold of the
+ * domain's lock, a retirement looks at no sleeper of the domain more than
+ * twice (once for the range retired, once for the turn it brings).
  */
 #define ORDSCHED_MAX_WAITERS_HANDLE	128
 #define ORDSCHED_MAX_WAITERS_DOMAIN	512
