@@ -1631,19 +1631,19 @@ TEST(mixed_paths)
 }
 
 /*
- * h:282 wait "-EALREADY when the ticket was completed or trashed, also
- * during the wait", on the ioctl path in a ring domain, where the tail
- * steps onto a ticket trashed early for a moment. A thread of k spins on
- * the tail for t1 while another trashes t1 and r completes t0: the spin
- * used to answer 0 when it caught the tail on t1 (timing-dependent, so
- * 500 rounds; a correct library never answers 0).
+ * A thread of k spins in ordsched_wait() for t1 while t1 is retired
+ * early, by ordsched_trash() (@by_cwait 0) or by ordsched_complete_wait()
+ * on a third thread that then waits for t2 in the kernel (@by_cwait 1),
+ * and r completes t0: the spin must never answer 0 (timing-dependent, so
+ * 500 rounds), and complete_wait's wait for t2 must come to its turn.
  */
-TEST(mixed_wait_trashed_during)
+static void wait_retired_during(struct __test_metadata *_metadata,
+				int by_cwait)
 {
+	int i, zeros = 0, other = 0, bad_cwait = 0;
+	uint64_t t0, t1, t2, done, start;
 	struct ordsched *r, *k;
-	struct waiter w;
-	int i, zeros = 0, other = 0;
-	uint64_t t0, t1;
+	struct waiter w, c;
 
 	if (!kernel_has_ring())
 		SKIP(return, "no ORDSCHED_FEAT_RING");
@@ -1654,19 +1654,53 @@ TEST(mixed_wait_trashed_during)
 	for (i = 0; i < 500; i++) {
 		TAKE(r, &t0);
 		TAKE(k, &t1);
+		if (by_cwait)
+			TAKE(k, &t2);
 		ASSERT_EQ(0, waiter_start(&w, W_WAIT, k, t1, mono() + LONG_NS));
 		usleep(50);
-		ASSERT_EQ(0, ordsched_trash(k, t1));
+		if (by_cwait) {
+			done = stats_of(k).completed;
+			c.next = t2;
+			ASSERT_EQ(0, waiter_start(&c, W_CWAIT, k, t1,
+						  mono() + LONG_NS));
+			/* t1 retired early by c's ioctl, c now waits for t2. */
+			start = mono();
+			while (stats_of(k).completed == done &&
+			       mono() - start < 5 * SEC)
+				sched_yield();
+			ASSERT_EQ(done + 1, stats_of(k).completed);
+		} else {
+			ASSERT_EQ(0, ordsched_trash(k, t1));
+		}
 		ASSERT_EQ(0, ordsched_complete(r, t0));
 		ASSERT_EQ(0, waiter_join(&w, 15));
 		zeros += w.rc == 0;
 		other += w.rc != 0 && w.rc != -EALREADY;
+		if (by_cwait) {
+			ASSERT_EQ(0, waiter_join(&c, 15));
+			bad_cwait += c.rc != 0 || c.ticket != ORDSCHED_NO_TICKET;
+			ASSERT_EQ(0, ordsched_complete(k, t2));
+		}
 	}
 	EXPECT_EQ(0, zeros) TH_LOG("%d of 500 waits answered 0", zeros);
 	EXPECT_EQ(0, other);
+	EXPECT_EQ(0, bad_cwait);
 	EXPECT_EQ(ordsched_head(r), ordsched_tail(r));
 	ordsched_close(k);
 	ordsched_close(r);
+}
+
+/*
+ * h:282 wait "-EALREADY when the ticket was completed or trashed, also
+ * during the wait", on the ioctl path in a ring domain, where the tail
+ * steps onto a ticket trashed early for a moment. A thread of k spins on
+ * the tail for t1 while another trashes t1 and r completes t0: the spin
+ * used to answer 0 when it caught the tail on t1 (timing-dependent, so
+ * 500 rounds; a correct library never answers 0).
+ */
+TEST(mixed_wait_trashed_during)
+{
+	wait_retired_during(_metadata, 0);
 }
 
 /*
@@ -1680,45 +1714,7 @@ TEST(mixed_wait_trashed_during)
  */
 TEST(mixed_wait_complete_wait_during)
 {
-	struct ordsched *r, *k;
-	struct waiter w, c;
-	int i, zeros = 0, other = 0, bad_cwait = 0;
-	uint64_t t0, t1, t2, done, start;
-
-	if (!kernel_has_ring())
-		SKIP(return, "no ORDSCHED_FEAT_RING");
-	ASSERT_EQ(0, ordsched_open(&r));
-	ASSERT_EQ(0, ordsched_from_fd_flags(raw_new_handle(ordsched_fd(r)),
-					    ORDSCHED_OPEN_NO_RING, &k));
-	ordsched_set_spin(k, 1u << 22);
-	for (i = 0; i < 500; i++) {
-		TAKE(r, &t0);
-		TAKE(k, &t1);
-		TAKE(k, &t2);
-		ASSERT_EQ(0, waiter_start(&w, W_WAIT, k, t1, mono() + LONG_NS));
-		usleep(50);
-		done = stats_of(k).completed;
-		c.next = t2;
-		ASSERT_EQ(0, waiter_start(&c, W_CWAIT, k, t1, mono() + LONG_NS));
-		/* t1 retired early by c's ioctl, c now waits for t2. */
-		start = mono();
-		while (stats_of(k).completed == done && mono() - start < 5 * SEC)
-			sched_yield();
-		ASSERT_EQ(done + 1, stats_of(k).completed);
-		ASSERT_EQ(0, ordsched_complete(r, t0));
-		ASSERT_EQ(0, waiter_join(&w, 15));
-		ASSERT_EQ(0, waiter_join(&c, 15));
-		zeros += w.rc == 0;
-		other += w.rc != 0 && w.rc != -EALREADY;
-		bad_cwait += c.rc != 0 || c.ticket != ORDSCHED_NO_TICKET;
-		ASSERT_EQ(0, ordsched_complete(k, t2));
-	}
-	EXPECT_EQ(0, zeros) TH_LOG("%d of 500 waits answered 0", zeros);
-	EXPECT_EQ(0, other);
-	EXPECT_EQ(0, bad_cwait);
-	EXPECT_EQ(ordsched_head(r), ordsched_tail(r));
-	ordsched_close(k);
-	ordsched_close(r);
+	wait_retired_during(_metadata, 1);
 }
 
 /* Shared mappings in /proc/self/maps (the status page and the ring are
