@@ -6,25 +6,28 @@
  * Each stream keeps its items on a list under a raw spinlock (interrupts
  * off, and raw so that hard interrupts may queue even on PREEMPT_RT; the
  * critical sections are a few pointer updates; cancel must unlink an item
- * from the middle, which rules out a lock-free stack) and one counter,
- * wip, the work in progress. Every queueing adds its item to the list and
- * then increments wip; the one that takes wip from 0 to 1 schedules the
- * drain. The drain remembers how much of wip it has accounted for
- * ("missed"), empties the list, and subtracts that amount: if the result
- * is 0 no queueing happened since it last looked, and it leaves; otherwise
- * it looks again. This closes the classic race between the drain running
- * its last item and a new queueing: either the queueing's increment comes
- * before the subtraction, and the drain sees a non-zero result and goes
- * around again (counted as a "recheck"), or it comes after, and it finds
- * wip at 0 and schedules a new drain. Only a 0 -> 1 transition schedules,
- * and only a result of 0 ends a drain, so there is never more than one.
+ * from the middle, which rules out a lock-free stack) and one flag, busy:
+ * a drain is scheduled or running. Both change only under the lock. A
+ * queueing adds its item and, if the stream was not busy, makes it busy
+ * and schedules the drain. The drain takes the items one at a time under
+ * the lock, and the pop that finds the list empty clears busy in the same
+ * critical section. This closes the classic race between the drain
+ * running its last item and a new queueing: the queueing takes the lock
+ * either before that pop, which then finds its item, or after it, and
+ * then finds the stream idle and schedules a new drain. Only a queueing
+ * that finds the stream idle schedules, and only the drain makes it idle,
+ * so there is never more than one drain. (A counter of queueings, which
+ * the drain subtracted once it had seen the list empty, did the same
+ * lock-free; but cancels never gave their count back, so 2^32
+ * queue-and-cancel pairs during one long item wrapped it to 0 and a
+ * flush returned with the item still running.)
  *
  * Fairness: after budget items a drain that still sees items requeues
- * itself at the back of the workqueue, with wip left non-zero so nobody
- * else schedules one meanwhile: one busy stream cannot own a worker.
+ * itself at the back of the workqueue, with busy left set so nobody else
+ * schedules one meanwhile: one busy stream cannot own a worker.
  *
- * Cancel unlinks an item that has not started. It does not touch wip: the
- * drain only ever trusts the list, and wip only says whether to look.
+ * Cancel unlinks an item that has not started; busy is the drain's to
+ * clear.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,8 +59,7 @@ struct ordsched_stream_set {
 };
 
 ORDSCHED_COUNTERS(stream_counters, struct ordsched_stream_stats, 0,
-		  "queued", "ran", "cancelled", "drains", "requeues",
-		  "rechecks");
+		  "queued", "ran", "cancelled", "drains", "requeues");
 
 /* The set of streams initialized with a NULL set; see stream_default_init(). */
 static struct ordsched_stream_set stream_default_set = {
@@ -133,19 +135,34 @@ static inline void stream_item_debug_deactivate(struct ordsched_stream_item *ite
 }
 #endif
 
-/* Take the oldest item; NULL if there is none or the budget is spent. */
+/*
+ * Take the oldest item. NULL when there is none: the stream is idle from
+ * now on (the drain's @ran items counted first, so that the stats are
+ * exact once it is, as stream.h says); or when @budget_spent and there is
+ * one (*@more): the stream stays busy.
+ */
 static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
-					       bool budget_spent, bool *more)
+					       bool budget_spent, bool *more,
+					       unsigned int ran)
 {
+	struct ordsched_stream_set *set = stream->set;
 	struct ordsched_stream_item *item;
 
 	raw_spin_lock_irq(&stream->lock);
 	item = list_first_entry_or_null(&stream->items,
 					struct ordsched_stream_item, node);
 	*more = item && budget_spent;
-	if (*more) {
+	if (!item) {
+		this_cpu_add(set->stats->ran, ran);
+		/*
+		 * Idle: after the items ran. Pairs with the acquire in
+		 * ordsched_stream_flush() and _destroy(): their work is seen.
+		 */
+		smp_store_release(&stream->busy, false);
+	} else if (*more) {
+		this_cpu_add(set->stats->ran, ran);
 		item = NULL;
-	} else if (item) {
+	} else {
 		list_del_init(&item->node);
 		stream_item_debug_deactivate(item);
 		/*
@@ -164,47 +181,18 @@ static void stream_drain_fn(struct work_struct *work)
 						      drain);
 	struct ordsched_stream_set *set = stream->set;
 	struct ordsched_stream_item *item;
-	unsigned int n = 0, counted = 0;
+	unsigned int n = 0;
 	bool more;
-	int missed;
 
-	/*
-	 * Account for the queueings seen so far. The acquire pairs with the
-	 * fully ordered atomic_inc_return() in ordsched_stream_queue(): the
-	 * items those queueings added are on the list when we look below.
-	 */
-	missed = atomic_read_acquire(&stream->wip);
-	for (;;) {
-		item = stream_pop(stream, n == set->budget, &more);
-		if (item) {
-			trace_ordsched_stream_run(set->inst.id, stream, item);
-			item->fn(item);
-			n++;
-			continue;
-		}
-		/*
-		 * Counted before the stream may go idle: the stats are
-		 * exact once it is (stream.h).
-		 */
-		this_cpu_add(set->stats->ran, n - counted);
-		counted = n;
-		if (more) {
-			/* wip stays non-zero: we are still the one drain. */
-			this_cpu_inc(set->stats->requeues);
-			queue_work(set->wq, &stream->drain);
-			break;
-		}
-		/*
-		 * Fully ordered: the list was seen empty before the
-		 * subtraction. Pairs with the increment in
-		 * ordsched_stream_queue(): if it came first, the result is
-		 * non-zero and we look again; if not, that queueing sees 0
-		 * and schedules the next drain.
-		 */
-		missed = atomic_sub_return(missed, &stream->wip);
-		if (!missed)
-			break;
-		this_cpu_inc(set->stats->rechecks);
+	while ((item = stream_pop(stream, n == set->budget, &more, n))) {
+		trace_ordsched_stream_run(set->inst.id, stream, item);
+		item->fn(item);
+		n++;
+	}
+	if (more) {
+		/* busy stays set: we are still the one drain. */
+		this_cpu_inc(set->stats->requeues);
+		queue_work(set->wq, &stream->drain);
 	}
 	trace_ordsched_stream_drain(set->inst.id, stream, n, more);
 }
@@ -240,13 +228,13 @@ static bool stream_queue(struct ordsched_stream *stream,
 	this_cpu_inc(set->stats->queued);
 	trace_ordsched_stream_queue(set->inst.id, stream, item);
 	/*
-	 * Fully ordered, after the item was added. Pairs with the acquire
-	 * and the atomic_sub_return() in stream_drain_fn(). Under the lock,
-	 * as everything here that touches the stream: the item cannot start
-	 * before we unlock, and once it has, its function may end the
-	 * stream's life (destroy, free) while we would still be in here.
+	 * Under the lock, as everything here that touches the stream: the
+	 * item cannot start before we unlock, and once it has, its function
+	 * may end the stream's life (destroy, free) while we would still be
+	 * in here. queue_work() orders the item's adding before the drain.
 	 */
-	if (atomic_inc_return(&stream->wip) == 1) {
+	if (!stream->busy) {
+		WRITE_ONCE(stream->busy, true);
 		this_cpu_inc(set->stats->drains);
 		queue_work(set->wq, &stream->drain);
 	}
@@ -343,11 +331,11 @@ int ordsched_stream_flush(struct ordsched_stream *stream)
 {
 	might_sleep();
 	/*
-	 * wip is 0 only once a drain has seen the list empty after every
-	 * queueing so far. The acquire pairs with the fully ordered
-	 * atomic_sub_return() in stream_drain_fn(): the items' work is seen.
+	 * Idle only once a drain has seen the list empty after every
+	 * queueing so far. The acquire pairs with the release in
+	 * stream_pop(): the items' work is seen.
 	 */
-	if (!atomic_read_acquire(&stream->wip))
+	if (!smp_load_acquire(&stream->busy))
 		return 0;
 	return stream_barrier(stream, true);
 }
@@ -357,7 +345,7 @@ void ordsched_stream_init(struct ordsched_stream *stream,
 			  struct ordsched_stream_set *set)
 {
 	raw_spin_lock_init(&stream->lock);
-	atomic_set(&stream->wip, 0);
+	stream->busy = false;
 	INIT_LIST_HEAD(&stream->items);
 	INIT_WORK(&stream->drain, stream_drain_fn);
 	stream->set = set ?: &stream_default_set;
@@ -368,8 +356,8 @@ EXPORT_SYMBOL_GPL(ordsched_stream_init);
 void ordsched_stream_destroy(struct ordsched_stream *stream)
 {
 	might_sleep();
-	/* The acquire pairs with the drain's fully ordered subtraction. */
-	while (atomic_read_acquire(&stream->wip))
+	/* The acquire pairs with the release in stream_pop(). */
+	while (smp_load_acquire(&stream->busy))
 		stream_barrier(stream, false);
 	/*
 	 * Idle: the last drain may still be on its way out of

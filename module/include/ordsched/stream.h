@@ -73,8 +73,7 @@ struct ordsched_stream_item {
 /**
  * struct ordsched_stream - a serial stream, embedded by the caller
  * @lock: protects @items
- * @wip: work in progress: queueings not yet accounted for by a drain;
- *	non-zero while a drain is scheduled or running
+ * @busy: a drain is scheduled or running (changed under @lock)
  * @items: the items queued and not started, oldest first
  * @drain: runs the items, on the set's workqueue
  * @set: the stream set
@@ -88,7 +87,7 @@ struct ordsched_stream_item {
 struct ordsched_stream {
 	/* Guards @items; raw, as queueing comes from hard irqs even on RT. */
 	raw_spinlock_t lock;
-	atomic_t wip;
+	bool busy;
 	struct list_head items;
 	struct work_struct drain;
 	struct ordsched_stream_set *set;
@@ -115,9 +114,6 @@ struct ordsched_stream_set_params {
  * @cancelled: items removed by ordsched_stream_cancel()
  * @drains: drains scheduled (a stream went from idle to busy)
  * @requeues: drains that used up the budget and requeued themselves
- * @rechecks: times a drain that had found its stream empty looked again,
- *	queueings having come in while it ran (the race between the last
- *	item and a new queueing, won by the drain); it may find them run
  */
 struct ordsched_stream_stats {
 	u64 queued;
@@ -125,7 +121,6 @@ struct ordsched_stream_stats {
 	u64 cancelled;
 	u64 drains;
 	u64 requeues;
-	u64 rechecks;
 };
 
 struct ordsched_stream_set *
