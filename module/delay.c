@@ -1805,22 +1805,18 @@ static bool delay_task_busy(struct ordsched_delay *d,
 	return false;
 }
 
-/* Take the @cancelling flag of @task, or find it is not @d's. */
-static bool delay_sync_claim(struct ordsched_delay *d,
-			     struct ordsched_delay_task *task, bool *mine)
+/* May a cancel_sync of @task on @d go: not @d's, or nobody's claim? */
+static bool delay_sync_free(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task)
 {
 	unsigned long flags;
-	bool done = true;
+	bool free;
 	u16 base;
 
 	base = delay_lock_task(d, task, &flags);
-	*mine = task->delay == d;
-	if (*mine) {
-		done = !task->cancelling;
-		task->cancelling = true;
-	}
+	free = task->delay != d || !task->cancelling;
 	delay_unlock(d, base, U64_MAX, flags);
-	return done;
+	return free;
 }
 
 static bool delay_sync_idle(struct ordsched_delay *d,
@@ -1842,12 +1838,26 @@ static bool delay_cancel_sync(struct ordsched_delay *d,
 	u16 base;
 
 	might_sleep();
-	/* One cancel_sync of a task at a time: later ones wait their turn. */
-	wait_event(d->idle, delay_sync_claim(d, task, &mine));
-	if (!mine)
+	/*
+	 * One cancel_sync of a task at a time: later ones wait their turn.
+	 * The claim of @cancelling and the cancel in one hold of the task's
+	 * lock: a moved task's trampoline, seeing the flag, cancels the task
+	 * itself, and must not do it between the two (the task would be
+	 * cancelled, and this call answer false).
+	 */
+	for (;;) {
+		base = delay_lock_task(d, task, &flags);
+		mine = task->delay == d;
+		if (!mine || !task->cancelling)
+			break;
+		delay_unlock(d, base, U64_MAX, flags);
+		wait_event(d->idle, delay_sync_free(d, task));
+	}
+	if (!mine) {
+		delay_unlock(d, base, U64_MAX, flags);
 		return false;
-
-	base = delay_lock_task(d, task, &flags);
+	}
+	task->cancelling = true;
 	removed = delay_cancel_locked(d, task, base);
 	/* Its trampoline cancels it now, seeing the flag: as good as done. */
 	removed |= task->state == DELAY_MOVED;

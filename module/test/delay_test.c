@@ -2234,6 +2234,8 @@ struct moved_stop {
 	atomic_t runs;
 	int task_pos, later_pos;
 	struct completion stopped;
+	/* moved_cancel_sync: what the cancel_sync answered */
+	bool synced;
 };
 
 static struct moved_stop *moved_stop_of;
@@ -2353,6 +2355,78 @@ out_probe:
 		wait_for_completion(&ms->stopped);
 	unregister_kprobe(&ms->kp);
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
+	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
+out_delay:
+	ordsched_delay_destroy(ms->d);
+out_free:
+	moved_stop_of = NULL;
+	kfree(ms);
+}
+
+static int moved_sync_thread(void *data)
+{
+	struct moved_stop *ms = data;
+
+	ms->synced = ordsched_delay_cancel_sync(ms->d, &ms->task);
+	complete(&ms->stopped);
+	return 0;
+}
+
+/*
+ * delay.h cancel: "Either this returns true and the task will not run, or
+ * the task has run ... and this returns false: never both, never
+ * neither", and "a task moved while its target was starting it is
+ * cancelled when the target gives it back", for cancel_sync. The target
+ * is held as it starts the task and a modify moves it; cancel_sync claims
+ * the task, then the target is let go and gives it back: the call answers
+ * true and the task never runs. (The claim and the cancel once took two
+ * holds of the lock: a target giving the task back between them cancelled
+ * it and the call answered false.)
+ */
+static void moved_cancel_sync(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
+	struct task_struct *syncer = NULL;
+	struct moved_stop *ms;
+	int ret;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	if (!KT_EXPECT(t, ms))
+		return;
+	moved_stop_of = ms;
+	init_completion(&ms->stopped);
+	ms->d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
+		goto out_free;
+	ordsched_delay_task_init(&ms->task, moved_stop_fn, NULL);
+	ret = moved_start(t, ms, 10 * NSEC_PER_SEC);
+	if (ret == -ENOENT)
+		goto out_delay;
+	if (ret)
+		goto out_probe;
+	syncer = kthread_run(moved_sync_thread, ms, "kt_delay_sync");
+	if (!KT_EXPECT(t, !IS_ERR(syncer)))
+		goto out_probe;
+	/*
+	 * Time to claim the task (no call shows the claim: queueings of a
+	 * moved task fail anyway); then it waits for the target.
+	 */
+	msleep(50);
+	KT_EXPECT(t, !completion_done(&ms->stopped));
+out_probe:
+	atomic_set(&ms->stage, 2);
+	if (!IS_ERR_OR_NULL(syncer)) {
+		KT_EXPECT(t, wait_for_completion_timeout(&ms->stopped, 5 * HZ));
+		KT_EXPECT(t, ms->synced);
+	}
+	unregister_kprobe(&ms->kp);
+	/* Past its old deadline and long enough for a wrong run to show. */
+	msleep(20);
+	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 0);
 	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
 out_delay:
 	ordsched_delay_destroy(ms->d);
@@ -2542,6 +2616,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(stop_run_100k),
 	KT_CASE(stop_cancel_100k),
 	KT_CASE(stop_run_moved),
+	KT_CASE(moved_cancel_sync),
 	KT_CASE(moved_keeps_order),
 	KT_CASE(stats_snapshot),
 	KT_CASE(destroy_pending),

@@ -51,6 +51,12 @@
  * interrupt with interrupts off, also on PREEMPT_RT, for interrupt tasks.
  * Ordering: stores before ordsched_delay_queue() or a modify are visible
  * to the task.
+ * One scheduler at a time: a task belongs to the scheduler it was last
+ * queued to, whose locks guard it. Calls on a task that name different
+ * schedulers must not overlap (their locks do not exclude each other):
+ * queue a task to another scheduler only once every call on it that
+ * names the previous one has returned, and the other way round. Calls
+ * that name the same scheduler may overlap freely, as said below.
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits for
  * the tasks queued before it, killably, deadlines kept; destroy cancels
  * the pending tasks (reporting each to @cancelled) and waits for those
