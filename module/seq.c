@@ -213,6 +213,8 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 	u64 first = t, n = 0;
 	bool handoff = false;
 
+	if (!in_worker)
+		this_cpu_inc(seq->stats->inline_drains);
 	for (;;) {
 		struct seq_slot *slot = seq_slot(seq, t);
 		struct ordsched_seq_item *item;
@@ -237,8 +239,9 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 		if (n == seq->budget) {
 			/* Enough for one thread: the work item resumes at t. */
 			seq->handoff_ticket = t;
-			queue_work(seq->wq, &seq->handoff_work);
+			/* Counted before the worker can make the sequencer idle. */
 			this_cpu_inc(seq->stats->handoffs);
+			queue_work(seq->wq, &seq->handoff_work);
 			trace_ordsched_seq_handoff(seq->inst.id, t);
 			handoff = true;
 			break;
@@ -262,18 +265,19 @@ static void seq_drain(struct ordsched_seq *seq, u64 t, bool in_worker)
 		n++;
 		t++;
 		/*
+		 * Counted before the tail store that may make the sequencer
+		 * idle: the stats are exact once it is (seq.h).
+		 */
+		if (in_worker)
+			this_cpu_inc(seq->stats->handoff_runs);
+		else
+			this_cpu_inc(seq->stats->inline_runs);
+		/*
 		 * Pairs with the acquire in ordsched_seq_tickets() (a new
 		 * ticket finds its slot free) and in ordsched_seq_flush()
 		 * (the items before t have run).
 		 */
 		atomic64_set_release(&seq->tail, t);
-	}
-
-	if (in_worker) {
-		this_cpu_add(seq->stats->handoff_runs, n);
-	} else {
-		this_cpu_inc(seq->stats->inline_drains);
-		this_cpu_add(seq->stats->inline_runs, n);
 	}
 	trace_ordsched_seq_drain(seq->inst.id, first, n, handoff);
 	/* The hand-off path has no full barrier yet: wq_has_sleeper() adds it. */
@@ -334,16 +338,22 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 	if (kind == SLOT_CANCELLED)
 		this_cpu_inc(seq->stats->cancelled);
 	slot->item = item;
+	/*
+	 * Counted before the parking, which a drain may run at once, and
+	 * the sequencer then become idle: the stats are exact once it is.
+	 * Taken back below if the slot was not empty.
+	 */
+	this_cpu_inc(seq->stats->parked);
+	if (depth > this_cpu_read(seq->stats->peak_depth))
+		this_cpu_write(seq->stats->peak_depth, depth);
 	/* Pairs with the acquire in seq_drain(): ->item is published. */
 	old = atomic64_cmpxchg_release(&slot->state, empty,
 				       slot_state(t, kind));
 	if (likely(old == empty)) {
-		this_cpu_inc(seq->stats->parked);
-		if (depth > this_cpu_read(seq->stats->peak_depth))
-			this_cpu_write(seq->stats->peak_depth, depth);
 		trace_ordsched_seq_park(seq->inst.id, t, depth);
 		goto out;
 	}
+	this_cpu_dec(seq->stats->parked);
 	/*
 	 * The drainer left at t and only we can change the slot now. The
 	 * failed cmpxchg orders nothing: this acquire pairs with the fully
@@ -357,8 +367,8 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 	if (defer) {
 		/* As a drain that used up its budget: the worker goes on at t. */
 		seq->handoff_ticket = t;
-		queue_work(seq->wq, &seq->handoff_work);
 		this_cpu_inc(seq->stats->handoffs);
+		queue_work(seq->wq, &seq->handoff_work);
 		trace_ordsched_seq_handoff(seq->inst.id, t);
 	} else {
 		seq_drain(seq, t, false);

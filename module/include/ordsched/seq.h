@@ -88,7 +88,9 @@ struct ordsched_seq_params {
  * @parked: items and cancellations parked for a later turn
  * @peak_depth: the farthest ahead of the tail an item or a cancellation
  *	was parked, the tail as read by the hand-in (a tail that moved on
- *	meanwhile makes it larger than the distance at the parking)
+ *	meanwhile makes it larger than the distance at the parking; a
+ *	hand-in that found the slot's drainer just gone, and so ran its
+ *	item at once, may count here too)
  * @inline_drains: drains run by the thread that completed the tail
  * @inline_runs: items and cancellations those drains went through
  * @handoffs: drains that reached the budget and handed over to a worker
