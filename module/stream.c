@@ -136,14 +136,17 @@ static inline void stream_item_debug_deactivate(struct ordsched_stream_item *ite
 #endif
 
 /*
- * Take the oldest item. NULL when there is none: the stream is idle from
- * now on (the drain's @ran items counted first, so that the stats are
- * exact once it is, as stream.h says); or when @budget_spent and there is
- * one (*@more): the stream stays busy.
+ * Take the oldest item, and its function in *@fn: read while the item is
+ * still ours, before it can be queued again, run elsewhere and freed.
+ * NULL when there is none: the stream is idle from now on (the drain's
+ * @ran items counted first, so that the stats are exact once it is, as
+ * stream.h says); or when @budget_spent and there is one (*@more): the
+ * stream stays busy.
  */
 static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 					       bool budget_spent, bool *more,
-					       unsigned int ran)
+					       unsigned int ran,
+					       ordsched_stream_fn *fn)
 {
 	struct ordsched_stream_set *set = stream->set;
 	struct ordsched_stream_item *item;
@@ -163,6 +166,7 @@ static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 		this_cpu_add(set->stats->ran, ran);
 		item = NULL;
 	} else {
+		*fn = item->fn;
 		list_del_init(&item->node);
 		stream_item_debug_deactivate(item);
 		/*
@@ -181,12 +185,13 @@ static void stream_drain_fn(struct work_struct *work)
 						      drain);
 	struct ordsched_stream_set *set = stream->set;
 	struct ordsched_stream_item *item;
+	ordsched_stream_fn fn;
 	unsigned int n = 0;
 	bool more;
 
-	while ((item = stream_pop(stream, n == set->budget, &more, n))) {
+	while ((item = stream_pop(stream, n == set->budget, &more, n, &fn))) {
 		trace_ordsched_stream_run(set->inst.id, stream, item);
-		item->fn(item);
+		fn(item);
 		n++;
 	}
 	if (more) {
