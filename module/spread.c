@@ -51,14 +51,19 @@ struct ordsched_spread {
 	struct workqueue_struct *wq;
 	struct work_struct work;
 	/* Kicks not yet accounted for by the work item. */
-	atomic_t wip;
-	/* Kicks ever; the producer was dry as of dry_kicks of them. */
-	atomic_t kicks;
+	atomic_long_t wip;
+	/*
+	 * Kicks ever; the producer was dry as of dry_kicks of them. Both
+	 * counters long: 2^32 kicks during one run of the work item, which
+	 * a callback that sleeps allows, wrapped an int to the value the
+	 * run had seen (a lost kick, or a flush returning early).
+	 */
+	atomic_long_t kicks;
 	/* Set by destroy: the work item stops at its next job. */
 	bool stopping;
 	/* The work item's own state: no lock, see the top comment. */
 	bool dry;
-	int dry_kicks;
+	long dry_kicks;
 	unsigned int turn;
 	unsigned int nr_lanes;
 	struct ordsched_spread_group **lanes;
@@ -78,7 +83,7 @@ ORDSCHED_COUNTERS(spread_counters, struct ordsched_spread_stats, 0,
 static bool spread_fill(struct ordsched_spread *sp, unsigned int i)
 {
 	struct ordsched_spread_group *group;
-	int kicks;
+	long kicks;
 
 	for (;;) {
 		/*
@@ -87,7 +92,7 @@ static bool spread_fill(struct ordsched_spread *sp, unsigned int i)
 		 * pairs with the barrier in ordsched_spread_kick(): a kick
 		 * seen here comes with the groups made before it.
 		 */
-		kicks = atomic_read_acquire(&sp->kicks);
+		kicks = atomic_long_read_acquire(&sp->kicks);
 		/* Ask a dry producer again only after a kick. */
 		if (sp->dry && kicks == sp->dry_kicks)
 			return false;
@@ -166,7 +171,7 @@ static void spread_work_fn(struct work_struct *work)
 	struct ordsched_spread *sp = container_of(work, struct ordsched_spread,
 						  work);
 	unsigned int n = 0;
-	int missed;
+	long missed;
 
 	this_cpu_inc(sp->stats->runs);
 	/*
@@ -174,7 +179,7 @@ static void spread_work_fn(struct work_struct *work)
 	 * ordsched_spread_kick(): the groups the producer made before
 	 * kicking are there to pull.
 	 */
-	missed = atomic_read_acquire(&sp->wip);
+	missed = atomic_long_read_acquire(&sp->wip);
 	for (;;) {
 		if (spread_pass(sp, &n)) {
 			/* wip stays non-zero: no other run is scheduled. */
@@ -187,7 +192,7 @@ static void spread_work_fn(struct work_struct *work)
 		 * increment in ordsched_spread_kick(): a kick after our dry
 		 * pull either shows here, or finds 0 and schedules us.
 		 */
-		missed = atomic_sub_return(missed, &sp->wip);
+		missed = atomic_long_sub_return(missed, &sp->wip);
 		if (!missed)
 			break;
 	}
@@ -203,9 +208,9 @@ void ordsched_spread_kick(struct ordsched_spread *sp)
 	 * kick in wip sees it in the count too.
 	 */
 	smp_mb__before_atomic();
-	atomic_inc(&sp->kicks);
+	atomic_long_inc(&sp->kicks);
 	/* Fully ordered; pairs with the acquire and the subtraction above. */
-	if (atomic_inc_return(&sp->wip) == 1)
+	if (atomic_long_inc_return(&sp->wip) == 1)
 		queue_work(sp->wq, &sp->work);
 }
 EXPORT_SYMBOL_GPL(ordsched_spread_kick);
@@ -214,7 +219,7 @@ int ordsched_spread_flush(struct ordsched_spread *sp)
 {
 	might_sleep();
 	/* The acquire pairs with the work item's fully ordered subtraction. */
-	if (wait_event_killable(sp->waitq, !atomic_read_acquire(&sp->wip)))
+	if (wait_event_killable(sp->waitq, !atomic_long_read_acquire(&sp->wip)))
 		return -EINTR;
 	return 0;
 }
@@ -234,7 +239,7 @@ static void spread_show(struct seq_file *m, struct ordsched_instance *inst)
 						  inst);
 
 	seq_printf(m, "lanes: %u\nbudget: %u\nbusy: %d\n", sp->nr_lanes,
-		   sp->budget, atomic_read(&sp->wip) != 0);
+		   sp->budget, atomic_long_read(&sp->wip) != 0);
 }
 
 struct ordsched_spread *
@@ -259,8 +264,8 @@ ordsched_spread_create(const struct ordsched_spread_params *params)
 	sp->priv = params->priv;
 	sp->wq = params->wq ?: ordsched_wq;
 	INIT_WORK(&sp->work, spread_work_fn);
-	atomic_set(&sp->wip, 0);
-	atomic_set(&sp->kicks, 0);
+	atomic_long_set(&sp->wip, 0);
+	atomic_long_set(&sp->kicks, 0);
 	sp->nr_lanes = f;
 	sp->budget = params->budget ?: SPREAD_DEFAULT_BUDGET;
 	init_waitqueue_head(&sp->waitq);
