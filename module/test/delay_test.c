@@ -2310,28 +2310,52 @@ static int moved_start(struct ktest *t, struct moved_stop *ms, u64 delay_ns)
 	return 0;
 }
 
-static void stop_run_moved(struct ktest *t)
+/*
+ * A scheduler reporting to moved_stop_cancelled() and its two tasks, for
+ * the cases below; NULL (the case skipped or failed) on one CPU or an
+ * error.
+ */
+static struct moved_stop *moved_alloc(struct ktest *t)
 {
 	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
-	struct task_struct *stopper = NULL;
 	struct moved_stop *ms;
-	unsigned long until;
-	int ret;
 
 	if (num_online_cpus() < 2) {
 		ktest_skip(t, "needs two CPUs");
-		return;
+		return NULL;
 	}
 	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
 	if (!KT_EXPECT(t, ms))
-		return;
+		return NULL;
 	moved_stop_of = ms;
 	init_completion(&ms->stopped);
 	ms->d = ordsched_delay_create(&p);
-	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
-		goto out_free;
+	if (!KT_EXPECT(t, !IS_ERR(ms->d))) {
+		moved_stop_of = NULL;
+		kfree(ms);
+		return NULL;
+	}
 	ordsched_delay_task_init(&ms->task, moved_stop_fn, NULL);
 	ordsched_delay_task_init(&ms->probe, moved_stop_fn, NULL);
+	return ms;
+}
+
+static void moved_free(struct moved_stop *ms)
+{
+	ordsched_delay_destroy(ms->d);
+	moved_stop_of = NULL;
+	kfree(ms);
+}
+
+static void stop_run_moved(struct ktest *t)
+{
+	struct task_struct *stopper = NULL;
+	struct moved_stop *ms = moved_alloc(t);
+	unsigned long until;
+	int ret;
+
+	if (!ms)
+		return;
 	ret = moved_start(t, ms, 10 * NSEC_PER_SEC);
 	if (ret == -ENOENT)
 		goto out_delay;
@@ -2357,10 +2381,7 @@ out_probe:
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
 	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
 out_delay:
-	ordsched_delay_destroy(ms->d);
-out_free:
-	moved_stop_of = NULL;
-	kfree(ms);
+	moved_free(ms);
 }
 
 static int moved_sync_thread(void *data)
@@ -2385,24 +2406,12 @@ static int moved_sync_thread(void *data)
  */
 static void moved_cancel_sync(struct ktest *t)
 {
-	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
 	struct task_struct *syncer = NULL;
-	struct moved_stop *ms;
+	struct moved_stop *ms = moved_alloc(t);
 	int ret;
 
-	if (num_online_cpus() < 2) {
-		ktest_skip(t, "needs two CPUs");
+	if (!ms)
 		return;
-	}
-	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
-	if (!KT_EXPECT(t, ms))
-		return;
-	moved_stop_of = ms;
-	init_completion(&ms->stopped);
-	ms->d = ordsched_delay_create(&p);
-	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
-		goto out_free;
-	ordsched_delay_task_init(&ms->task, moved_stop_fn, NULL);
 	ret = moved_start(t, ms, 10 * NSEC_PER_SEC);
 	if (ret == -ENOENT)
 		goto out_delay;
@@ -2429,10 +2438,7 @@ out_probe:
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 0);
 	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
 out_delay:
-	ordsched_delay_destroy(ms->d);
-out_free:
-	moved_stop_of = NULL;
-	kfree(ms);
+	moved_free(ms);
 }
 
 /*
