@@ -38,10 +38,12 @@
  * 10^6 pending), still below delayed_work's. That needs the helpers on
  * the submit and cancel paths inlined (__always_inline): as calls they
  * cost 150-300 ns a pair more under TCG (not profiled; the kernel has
- * retpolines and return thunks), above delayed_work's cost.
+ * retpolines and return thunks), above delayed_work's cost. Beyond
+ * DELAY_MAX_WHEELS CPUs, CPUs share wheels (CPU n queues into wheel n
+ * modulo their number), so that get_stats can hold them all at once.
  *
- * Who guards a task: task->base says, 0 for d->lock and 1 + n for CPU n's
- * wheel lock. A far task is guarded by its wheel's lock; a task in the
+ * Who guards a task: task->base says, 0 for d->lock and 1 + n for wheel n's
+ * lock. A far task is guarded by its wheel's lock; a task in the
  * tree, handed over or moved by d->lock; an idle one by whichever guarded
  * it last. Every operation on a task locks what task->base names and
  * looks again, as lock_timer_base() does (delay_lock_task()). The task
@@ -52,7 +54,7 @@
  * into the tree at once. So every change of a task's state happens under
  * the one lock that guards it then, as it did under the single lock.
  * A task is queued far in the wheel of the CPU queueing it (an idle task
- * last guarded by another CPU's wheel changes hands first); a modify of a
+ * last guarded by another wheel changes hands first); a modify of a
  * far task leaves it in its wheel.
  *
  * A task is in one of five states:
@@ -211,8 +213,8 @@
  * hrtimer (armed for the earliest of the tree's first deadline and the
  * wheels' next stop) which kicks the dispatch work: the moves are bulk
  * work, done there in chunks of DELAY_CHUNK tasks per hold of d->lock
- * (and the wheel's, nested), never in hard interrupt. The work visits the
- * wheel of every possible CPU, online or not, so a CPU going offline
+ * (and the wheel's, nested), never in hard interrupt. The work visits
+ * every wheel, whether its CPUs are online or not, so a CPU going offline
  * strands nothing and needs no hotplug callback. With no bucket to stop
  * at before now + DELAY_HORIZON, the clock simply moves there: no task
  * changes place (none has a digit in between); an empty wheel lets the
@@ -334,6 +336,25 @@
 #define DELAY_SLACK_WALK	16
 
 /*
+ * Far wheels a scheduler has at most, a power of two; CPUs share them
+ * modulo their number (see "Why per-CPU wheels"). get_stats holds every
+ * wheel's lock at once, with interrupts off, and each raw lock held counts
+ * one in the 8-bit preemption count: with one wheel per possible CPU, a
+ * machine with 245 possible CPUs (large VMs report that many) made
+ * DEBUG_PREEMPT warn, and with 255 the count ran into the softirq bits.
+ * The bound also keeps a scheduler's memory (4 KiB a wheel) and the
+ * dispatch work's walks of the wheels under d->lock small. The module
+ * parameter lowers it.
+ */
+#define DELAY_MAX_WHEELS	64
+static_assert(DELAY_MAX_WHEELS + 1 <= (PREEMPT_MASK >> PREEMPT_SHIFT) / 2);
+
+static unsigned int delay_max_wheels = DELAY_MAX_WHEELS;
+module_param(delay_max_wheels, uint, 0444);
+MODULE_PARM_DESC(delay_max_wheels,
+		 "Far wheels per delayed scheduler at most, shared by the CPUs (1-64, rounded down to a power of two; default 64)");
+
+/*
  * The far wheel (see "Near and far" above): units of 2^22 ns (4.2 ms),
  * four levels of 64 buckets, each 64 times coarser than the one below,
  * the last spanning 2^46 ns (19.5 hours); beyond, an overflow list. The
@@ -375,9 +396,10 @@ struct delay_counts {
 };
 
 /*
- * One CPU's far wheel: the far tasks queued on that CPU, and the idle
- * tasks last queued far there. Its lock guards everything here and every
- * task whose @base names it; counters are summed by get_stats.
+ * A far wheel: the far tasks queued on its CPUs, and the idle tasks last
+ * queued far there. Its lock guards everything here and every task whose
+ * @base names it; counters are summed by get_stats. Aligned so that the
+ * wheels of different CPUs share no cache line.
  */
 struct delay_base {
 	raw_spinlock_t lock;
@@ -409,15 +431,16 @@ struct delay_base {
 	 * their sum over d and every wheel means anything (delay_drained()).
 	 */
 	long inflight[DELAY_COLORS];
-};
+} ____cacheline_aligned_in_smp;
 
 struct ordsched_delay {
 	/* The tree, task states, timer bookkeeping, counters: see above. */
 	raw_spinlock_t lock;
 	/* The near tasks, by deadline, then queueing number. */
 	struct rb_root_cached tree;
-	/* The far wheels, one per possible CPU. */
-	struct delay_base __percpu *bases;
+	/* The far wheels: CPU n queues into @bases[n & @wheel_mask]. */
+	struct delay_base *bases;
+	unsigned int wheel_mask;
 	/* No wheel stops before this (a lower bound); U64_MAX: none. */
 	u64 wheel_next;
 	struct hrtimer timer;
@@ -591,10 +614,32 @@ struct delay_busy {
 	unsigned int n;
 };
 
+/* How many wheels a new scheduler gets: a power of two, one per CPU if it can. */
+static unsigned int delay_wheels(void)
+{
+	unsigned int max = clamp(delay_max_wheels, 1U, DELAY_MAX_WHEELS);
+
+	return min_t(unsigned int, roundup_pow_of_two(nr_cpu_ids),
+		     rounddown_pow_of_two(max));
+}
+
 static __always_inline struct delay_base *
 delay_base(struct ordsched_delay *d, u16 base)
 {
-	return per_cpu_ptr(d->bases, base - 1);
+	return &d->bases[base - 1];
+}
+
+/* The @base of this CPU's wheel; interrupts are off, so the CPU stays. */
+static __always_inline u16 delay_here(struct ordsched_delay *d)
+{
+	return 1 + (smp_processor_id() & d->wheel_mask);
+}
+
+/* One past the last wheel: for (b = d->bases; b < delay_wheels_end(d); b++) */
+static __always_inline struct delay_base *
+delay_wheels_end(struct ordsched_delay *d)
+{
+	return d->bases + d->wheel_mask + 1;
 }
 
 static __always_inline raw_spinlock_t *
@@ -681,14 +726,13 @@ static long delay_inflight_sum(struct ordsched_delay *d, unsigned int colors)
 {
 	struct delay_base *b;
 	long sum = 0;
-	int c, cpu;
+	int c;
 
 	lockdep_assert_held(&d->lock);
 	for (c = 0; c < DELAY_COLORS; c++)
 		if (colors & BIT(c))
 			sum += d->inflight[c];
-	for_each_possible_cpu(cpu) {
-		b = per_cpu_ptr(d->bases, cpu);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
 		raw_spin_lock(&b->lock);
 		for (c = 0; c < DELAY_COLORS; c++)
 			if (colors & BIT(c))
@@ -793,10 +837,8 @@ delay_switch(struct ordsched_delay *d, struct ordsched_delay_task *task,
 static void delay_barrier(struct ordsched_delay *d)
 {
 	struct delay_base *b;
-	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		b = per_cpu_ptr(d->bases, cpu);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
 		raw_spin_lock_irq(&b->lock);
 		raw_spin_unlock_irq(&b->lock);
 	}
@@ -1138,11 +1180,9 @@ static bool delay_migrate(struct ordsched_delay *d, ktime_t now,
 {
 	struct delay_base *b;
 	bool done;
-	int cpu;
 
 	lockdep_assert_held(&d->lock);
-	for_each_possible_cpu(cpu) {
-		b = per_cpu_ptr(d->bases, cpu);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
 		raw_spin_lock(&b->lock);
 		done = delay_migrate_base(d, b, now, budget);
 		raw_spin_unlock(&b->lock);
@@ -1167,11 +1207,9 @@ static void delay_wheels_recount(struct ordsched_delay *d)
 {
 	struct delay_base *b;
 	u64 next = U64_MAX;
-	int cpu;
 
 	lockdep_assert_held(&d->lock);
-	for_each_possible_cpu(cpu) {
-		b = per_cpu_ptr(d->bases, cpu);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
 		raw_spin_lock(&b->lock);
 		b->next = delay_wheel_next(b);
 		next = min(next, b->next);
@@ -1440,8 +1478,7 @@ __delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
 	task->slack = slack;
 	delay_note_peak(d, atomic_long_inc_return(&d->pending));
 	if (to == DELAY_CENTRAL) {
-		/* Interrupts are off: the CPU stays. */
-		to = 1 + smp_processor_id();
+		to = delay_here(d);
 		delay_raw_lock(delay_lock_of(d, to));
 	}
 	b = delay_base(d, to);
@@ -1741,8 +1778,8 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 			/* @base first: see delay_task_base(). */
 			smp_store_release(&task->delay, d);
 		}
-		/* An idle task last far on another CPU comes to this one's. */
-		here = 1 + smp_processor_id();
+		/* An idle task last far in another wheel comes to this CPU's. */
+		here = delay_here(d);
 		if (base != DELAY_CENTRAL && base != here) {
 			delay_switch(d, task, base, here);
 			base = here;
@@ -1989,20 +2026,19 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 	};
 	unsigned int i, n = 0, per_color[DELAY_COLORS] = {};
 	struct delay_base *b;
-	int c, cpu;
+	int c;
 
 	raw_spin_lock_irq(&d->lock);
 	while (n < DELAY_CHUNK && (task = delay_first(d))) {
 		delay_stop_one(d, task, DELAY_CENTRAL, per_color);
 		batch[n++] = task;
 	}
-	for_each_possible_cpu(cpu) {
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
 		if (n == DELAY_CHUNK)
 			break;
-		b = per_cpu_ptr(d->bases, cpu);
 		raw_spin_lock(&b->lock);
 		while (n < DELAY_CHUNK && (task = delay_any_far(b))) {
-			delay_stop_one(d, task, 1 + cpu, per_color);
+			delay_stop_one(d, task, 1 + (b - d->bases), per_color);
 			batch[n++] = task;
 		}
 		raw_spin_unlock(&b->lock);
@@ -2074,7 +2110,7 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	struct delay_base *b;
 	unsigned long flags;
 	long inflight = 0;
-	int c, cpu;
+	int c;
 
 	/*
 	 * Every counter changes under d->lock or a wheel's lock (far
@@ -2085,10 +2121,9 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	 * cannot deadlock.
 	 */
 	raw_spin_lock_irqsave(&d->lock, flags);
-	for_each_possible_cpu(cpu) {
-		raw_spin_lock_nest_lock(&per_cpu_ptr(d->bases, cpu)->lock,
-					&d->lock);
-		__release(&per_cpu_ptr(d->bases, cpu)->lock);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
+		raw_spin_lock_nest_lock(&b->lock, &d->lock);
+		__release(&b->lock);
 	}
 	*stats = d->stats;
 	stats->queued = d->counts.queued;
@@ -2097,8 +2132,7 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	stats->armed = d->armed;
 	for (c = 0; c < DELAY_COLORS; c++)
 		inflight += d->inflight[c];
-	for_each_possible_cpu(cpu) {
-		b = per_cpu_ptr(d->bases, cpu);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
 		stats->queued += b->counts.queued;
 		stats->modified += b->counts.modified;
 		stats->cancels += b->counts.cancels;
@@ -2108,9 +2142,9 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	stats->pending = max(atomic_long_read(&d->pending), 0L);
 	stats->peak_pending = atomic_long_read(&d->peak);
 	stats->inflight = max(inflight, 0L);
-	for_each_possible_cpu(cpu) {
-		__acquire(&per_cpu_ptr(d->bases, cpu)->lock);
-		raw_spin_unlock(&per_cpu_ptr(d->bases, cpu)->lock);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
+		__acquire(&b->lock);
+		raw_spin_unlock(&b->lock);
 	}
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
@@ -2167,22 +2201,21 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	ktime_t now = ktime_get();
 	unsigned int i, slot;
 	struct delay_base *b;
-	int cpu;
 
 	if (!params)
 		params = &defaults;
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
-	d->bases = alloc_percpu(struct delay_base);
+	d->wheel_mask = delay_wheels() - 1;
+	d->bases = kvcalloc(d->wheel_mask + 1, sizeof(*d->bases), GFP_KERNEL);
 	if (!d->bases) {
 		kfree(d);
 		return ERR_PTR(-ENOMEM);
 	}
 	raw_spin_lock_init(&d->lock);
 	d->tree = RB_ROOT_CACHED;
-	for_each_possible_cpu(cpu) {
-		b = per_cpu_ptr(d->bases, cpu);
+	for (b = d->bases; b < delay_wheels_end(d); b++) {
 		raw_spin_lock_init(&b->lock);
 		for (i = 0; i < DELAY_LEVELS; i++)
 			for (slot = 0; slot < DELAY_SLOTS; slot++)
@@ -2210,7 +2243,7 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	if (ordsched_instance_init(&d->inst, ORDSCHED_KIND_DELAY, params->name,
 				   NULL, delay_show)) {
 		mutex_destroy(&d->flush_mutex);
-		free_percpu(d->bases);
+		kvfree(d->bases);
 		kfree(d);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -2225,7 +2258,7 @@ void ordsched_delay_destroy(struct ordsched_delay *d)
 	ordsched_delay_stop(d, ORDSCHED_DELAY_CANCEL_PENDING);
 	ordsched_instance_exit(&d->inst);
 	mutex_destroy(&d->flush_mutex);
-	free_percpu(d->bases);
+	kvfree(d->bases);
 	kfree(d);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_destroy);

@@ -94,7 +94,8 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  * @target: workqueue, stream or interrupt
  * @cancelling: a cancel_sync owns the task: queueings of it fail
  * @base: which lock of @delay guards the task: 0 the scheduler's own,
- *	1 + n the far wheel of CPU n, which holds the task or last held it;
+ *	1 + n far wheel n (that of the CPUs numbered n modulo the
+ *	wheels), which holds the task or last held it;
  *	U16_MAX while the task changes hands between two of them
  * @slack: nanoseconds it may be handed over after its deadline
  * @wq: the workqueue target: @wq.work runs the task on @wq.wq
