@@ -15,7 +15,8 @@
 # The kernel command line chooses what to do: ordsched_mode=check|run|
 # selfcheck|warncheck|bench; for the self-check, ordsched_fault=FAULTS,
 # some of warn,leak,uaf,hang; ordsched_filter=PREFIX to run only the tests
-# whose names start with it.
+# whose names start with it; ordsched_modparams=NAME=VALUE[,...] for the
+# parameters of ordsched.ko in the test modes.
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox --install -s /bin
@@ -179,7 +180,7 @@ run_clients() {
 mode_check() {
 	kmemleak_reset
 	say "plan module.load"
-	insmod $MODDIR/ordsched.ko
+	insmod $MODDIR/ordsched.ko $(echo "$ordsched_modparams" | tr , ' ')
 	res $? module.load
 	run_ktest
 	run_clients
@@ -200,7 +201,7 @@ mode_check() {
 mode_warncheck() {
 	kmemleak_reset
 	say "plan module.load"
-	insmod $MODDIR/ordsched.ko
+	insmod $MODDIR/ordsched.ko $(echo "$ordsched_modparams" | tr , ' ')
 	res $? module.load
 	run_ktest warns=1
 	say "plan module.unload"
