@@ -136,6 +136,40 @@ TEST(pgzip_refusals_leave_files_alone)
 }
 
 /*
+ * The page: "OUTPUT is a regular file, or a name not yet taken: a
+ * directory, a device or any other file is refused before any chunk is
+ * compressed"; -h prints the usage on standard output and exits 0. A
+ * directory was refused only after compressing, and a device (as root)
+ * was replaced by a regular file; with standard output closed, the input
+ * took its descriptor and was called "standard output".
+ */
+TEST(pgzip_help_closed_stdout_and_special_outputs)
+{
+	if (!have("ordsched-pgzip"))
+		SKIP(return, "ordsched-pgzip not in PATH");
+	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR "/dir && seq 1 5000 > "
+			DIR "/in && mkfifo " DIR "/fifo"));
+	EXPECT_EQ(0, sh("ordsched-pgzip -h 2>/dev/null | grep -q '^usage: ordsched-pgzip'"));
+	EXPECT_EQ(1, sh("ordsched-pgzip " DIR "/in " DIR "/dir 2>" DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q 'dir: Is a directory' " DIR "/err"));
+	/* Nobody reads the FIFO: opened, it would block (hence the timeout). */
+	EXPECT_EQ(1, sh("timeout 20 ordsched-pgzip " DIR "/in " DIR "/fifo 2>" DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q 'fifo: not a regular file' " DIR "/err"));
+	EXPECT_EQ(0, sh("test -p " DIR "/fifo"));
+	if (!geteuid()) {
+		ASSERT_EQ(0, sh("mknod " DIR "/null c 1 3"));
+		EXPECT_EQ(1, sh("ordsched-pgzip " DIR "/in " DIR "/null 2>/dev/null"));
+		EXPECT_EQ(0, sh("test -c " DIR "/null"));
+	}
+	/* Nothing but what the test made: no temporary file anywhere. */
+	EXPECT_EQ(0, sh("test -z \"$(ls -A " DIR "/dir)\""));
+	EXPECT_NE(0, sh("ls -A " DIR " | grep -q '[.]'"));
+	EXPECT_EQ(1, sh("ordsched-pgzip " DIR "/in >&- 2>" DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q 'standard output: Bad file descriptor' " DIR "/err"));
+	sh("rm -rf " DIR);
+}
+
+/*
  * p1 "on any error it is left as it was, and the temporary file is
  * removed", for an error mid-run: the disk fills up (a 256 KiB tmpfs)
  * while 8 threads have chunks in flight. The tool must exit 1 with the

@@ -221,15 +221,16 @@ static void worker_fini(struct worker *w)
 	free(w->out);
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: ordsched-pgzip [-j THREADS] [-b CHUNK_KIB] [-l LEVEL] [-v] INPUT [OUTPUT]\n"
 		"  compress INPUT to gzip in parallel chunks, written in order\n"
 		"  -j  worker threads (default: online CPUs, at most %d)\n"
 		"  -b  chunk size in KiB (default 256)\n"
 		"  -l  compression level 1-9 (default 6)\n"
-		"  -v  print what was done to standard error\n",
+		"  -v  print what was done to standard error\n"
+		"  -h  print this and exit\n",
 		MAX_THREADS);
 }
 
@@ -278,6 +279,8 @@ static int parse_args(int argc, char **argv, struct job *job, long *threads,
 		case 'v':
 			*verbose = 1;
 			break;
+		case 'h':
+			return 1;
 		default:
 			return -1;
 		}
@@ -310,13 +313,28 @@ static int open_input(struct job *job, const char *in, struct stat *st)
 static int check_output(const char *out, const struct stat *in)
 {
 	struct stat st;
-	int ret = strcmp(out, "-") ? stat(out, &st) : fstat(STDOUT_FILENO, &st);
 
-	if (ret || st.st_dev != in->st_dev || st.st_ino != in->st_ino)
+	if (!strcmp(out, "-")) {
+		if (fstat(STDOUT_FILENO, &st) || st.st_dev != in->st_dev ||
+		    st.st_ino != in->st_ino)
+			return 0;
+		fprintf(stderr, "ordsched-pgzip: standard output: is the input file\n");
+		return -1;
+	}
+	if (stat(out, &st))
 		return 0;
-	fprintf(stderr, "ordsched-pgzip: %s: is the input file\n",
-		strcmp(out, "-") ? out : "standard output");
-	return -1;
+	if (st.st_dev == in->st_dev && st.st_ino == in->st_ino) {
+		fprintf(stderr, "ordsched-pgzip: %s: is the input file\n", out);
+		return -1;
+	}
+	/* Renamed over, a directory or a device would be lost. */
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "ordsched-pgzip: %s: %s (write to standard output instead)\n",
+			out, S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+			"not a regular file");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -492,12 +510,18 @@ int main(int argc, char **argv)
 	int verbose = 0, ret;
 	uint64_t t0;
 
-	if (parse_args(argc, argv, &job, &threads, &verbose)) {
-		usage();
-		return 2;
+	ret = parse_args(argc, argv, &job, &threads, &verbose);
+	if (ret) {
+		usage(ret > 0 ? stdout : stderr);
+		return ret > 0 ? 0 : 2;
 	}
 	in = argv[optind];
 	out = optind + 1 < argc ? argv[optind + 1] : "-";
+	/* Closed, it would be the next file opened: the input. */
+	if (!strcmp(out, "-") && fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+		perror("ordsched-pgzip: standard output");
+		return 1;
+	}
 	/* Everything that can fail before OUTPUT is touched. */
 	if (open_input(&job, in, &in_st) || check_output(out, &in_st))
 		return 1;
