@@ -298,6 +298,9 @@ TEST(ordschedctl_stats_of_a_descriptor)
 	EXPECT_EQ(0, sh("ordschedctl stats %d %d | grep -q '^held *3 '",
 			getpid(), fd));
 	EXPECT_EQ(1, sh("ordschedctl stats %d 0 2>/dev/null", getpid()));
+	/* Usage errors, not a failed pidfd_open(): there is no process 0. */
+	EXPECT_EQ(2, sh("ordschedctl stats 0 %d 2>/dev/null", fd));
+	EXPECT_EQ(2, sh("ordschedctl stats %d -1 2>/dev/null", getpid()));
 	close(fd);
 }
 

@@ -20,14 +20,14 @@
 #define SYS_pidfd_getfd 438
 #endif
 
-static int parse(const char *s, long *v)
+/* A decimal from @min to INT_MAX, all of @s: PIDs and descriptors are ints. */
+static int parse(const char *s, long min, long *v)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtol(s, &end, 10);
-	/* PIDs and descriptors are ints: no value that a cast would wrap. */
-	return errno || *end || end == s || *v < 0 || *v > INT_MAX ?
+	return errno || *end || end == s || *v < min || *v > INT_MAX ?
 	       -EINVAL : 0;
 }
 
@@ -50,8 +50,9 @@ int cmd_stats(int argc, char **argv)
 	long pid, fd;
 	int ret;
 
-	if (argc != 3 || parse(argv[1], &pid) || parse(argv[2], &fd)) {
-		fprintf(stderr, "usage: %s stats PID FD\n", prog);
+	if (argc != 3 || parse(argv[1], 1, &pid) || parse(argv[2], 0, &fd)) {
+		fprintf(stderr, "usage: %s stats PID FD (a process id from 1, a descriptor from 0)\n",
+			prog);
 		return 2;
 	}
 	ret = grab_fd(pid, fd);
