@@ -32,6 +32,12 @@ report() { # report NAME FINDINGS
 mapfile -t files < <(cd "$top" && git ls-files --cached --others \
 	--exclude-standard 'module/*.[ch]' 'uapi/*.h' 'selftests/qemu/faulty/*.[ch]' |
 	sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+# git refuses a checkout another user owns ("dubious ownership"): no file
+# would be checked, and nothing would say so.
+if [ ${#files[@]} -lt 10 ]; then
+	echo "not ok static-checks.files # git ls-files listed ${#files[@]} sources"
+	exit 1
+fi
 
 # checkpatch, a process a file and a CPU each: its findings in a scratch
 # folder, then reported in order.
