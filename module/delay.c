@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The delayed scheduler: one hrtimer, a tree of the near deadlines, a
- * coarse wheel of the far ones per CPU, and a work item that moves wheel
- * buckets into the tree and hands due tasks over to their targets in
- * batches. Lock order: d->lock, then a wheel's lock, then the target's
+ * The delayed scheduler: one hrtimer, a tree of the near deadlines,
+ * coarse wheels of the far ones, one per CPU, and a work item that moves
+ * wheel buckets into the tree and hands due tasks over to their targets
+ * in batches. Lock order: d->lock, then a wheel's lock, then the target's
  * locks (workqueue pool, stream).
  *
  * Locking: d->lock protects the tree, the timer bookkeeping, the counters
- * and every task it guards (see below); each CPU's far wheel (struct
+ * and every task it guards (see below); each far wheel (struct
  * delay_base) has a lock of its own, which protects the wheel and the
  * tasks it guards. All are irq-safe because the hrtimer callback takes
  * d->lock in hard interrupt and queue and cancel may be called there, and
@@ -28,7 +28,8 @@
  * dominated. A far task now waits in the wheel of the CPU that queued it,
  * under that wheel's lock, and a pair on one CPU touches no lock or line
  * another CPU's pairs touch but the queueing number and the pending count
- * (two atomics, one cache line: see the end of struct ordsched_delay).
+ * (two atomics, one cache line: see the end of struct ordsched_delay),
+ * unless the two CPUs share a wheel (below).
  * Near tasks, due within about the horizon, keep one tree under d->lock:
  * they are few at a time, and one tree is what hands due tasks over in
  * one order, from one place. Measured on stock 6.1 (README.md, the delay
@@ -38,9 +39,11 @@
  * 10^6 pending), still below delayed_work's. That needs the helpers on
  * the submit and cancel paths inlined (__always_inline): as calls they
  * cost 150-300 ns a pair more under TCG (not profiled; the kernel has
- * retpolines and return thunks), above delayed_work's cost. Beyond
- * DELAY_MAX_WHEELS CPUs, CPUs share wheels (CPU n queues into wheel n
- * modulo their number), so that get_stats can hold them all at once.
+ * retpolines and return thunks), above delayed_work's cost. There are
+ * at most DELAY_MAX_WHEELS wheels, so that get_stats can hold all their
+ * locks at once: on bigger machines CPU n queues into wheel n modulo
+ * their number, and the CPUs that share a wheel share its lock, whichever
+ * node they are on.
  *
  * Who guards a task: task->base says, 0 for d->lock and 1 + n for wheel n's
  * lock. A far task is guarded by its wheel's lock; a task in the
@@ -336,15 +339,15 @@
 #define DELAY_SLACK_WALK	16
 
 /*
- * Far wheels a scheduler has at most, a power of two; CPUs share them
- * modulo their number (see "Why per-CPU wheels"). get_stats holds every
- * wheel's lock at once, with interrupts off, and each raw lock held counts
- * one in the 8-bit preemption count: with one wheel per possible CPU, a
- * machine with 245 possible CPUs (large VMs report that many) made
+ * Far wheels a scheduler has at most: one per possible CPU up to this
+ * many, then CPUs share them (see "Why per-CPU wheels"). get_stats holds
+ * every wheel's lock at once, with interrupts off, and each raw lock held
+ * counts one in the 8-bit preemption count: with one wheel per possible
+ * CPU, a machine with 245 possible CPUs (large VMs report that many) made
  * DEBUG_PREEMPT warn, and with 255 the count ran into the softirq bits.
- * The bound also keeps a scheduler's memory (4 KiB a wheel) and the
- * dispatch work's walks of the wheels under d->lock small. The module
- * parameter lowers it.
+ * The bound also keeps the dispatch work's walks of the wheels under
+ * d->lock short, and a scheduler's memory (4.2 KiB a wheel) bounded. The
+ * module parameter lowers it.
  */
 #define DELAY_MAX_WHEELS	64
 static_assert(DELAY_MAX_WHEELS + 1 <= (PREEMPT_MASK >> PREEMPT_SHIFT) / 2);
@@ -352,7 +355,7 @@ static_assert(DELAY_MAX_WHEELS + 1 <= (PREEMPT_MASK >> PREEMPT_SHIFT) / 2);
 static unsigned int delay_max_wheels = DELAY_MAX_WHEELS;
 module_param(delay_max_wheels, uint, 0444);
 MODULE_PARM_DESC(delay_max_wheels,
-		 "Far wheels per delayed scheduler at most, shared by the CPUs (1-64, rounded down to a power of two; default 64)");
+		 "Far wheels per delayed scheduler at most, one per CPU up to it, then shared (1-64, default 64)");
 
 /*
  * The far wheel (see "Near and far" above): units of 2^22 ns (4.2 ms),
@@ -398,8 +401,8 @@ struct delay_counts {
 /*
  * A far wheel: the far tasks queued on its CPUs, and the idle tasks last
  * queued far there. Its lock guards everything here and every task whose
- * @base names it; counters are summed by get_stats. Aligned so that the
- * wheels of different CPUs share no cache line.
+ * @base names it; counters are summed by get_stats. Allocated from a
+ * cache aligned to cache lines, so that two wheels share none.
  */
 struct delay_base {
 	raw_spinlock_t lock;
@@ -431,16 +434,23 @@ struct delay_base {
 	 * their sum over d and every wheel means anything (delay_drained()).
 	 */
 	long inflight[DELAY_COLORS];
-} ____cacheline_aligned_in_smp;
+};
+
+/*
+ * Fixed at module load, the same for every scheduler: how many wheels
+ * each has, min(possible CPUs, delay_max_wheels); which one each CPU
+ * queues into (CPU n: wheel n modulo their number); and the cache the
+ * wheels come from, each from its first CPU's node, as per-CPU data would.
+ */
+static unsigned int delay_nr_wheels;
+static DEFINE_PER_CPU(u8, delay_wheel_of);
+static struct kmem_cache *delay_wheel_cache;
 
 struct ordsched_delay {
 	/* The tree, task states, timer bookkeeping, counters: see above. */
 	raw_spinlock_t lock;
 	/* The near tasks, by deadline, then queueing number. */
 	struct rb_root_cached tree;
-	/* The far wheels: CPU n queues into @bases[n & @wheel_mask]. */
-	struct delay_base *bases;
-	unsigned int wheel_mask;
 	/* No wheel stops before this (a lower bound); U64_MAX: none. */
 	u64 wheel_next;
 	struct hrtimer timer;
@@ -505,6 +515,8 @@ struct ordsched_delay {
 		atomic_long_t pending;
 		atomic_long_t peak;
 	} ____cacheline_aligned_in_smp;
+	/* The far wheels, delay_nr_wheels of them, each on its CPUs' node. */
+	struct delay_base *bases[];
 };
 
 /*
@@ -614,32 +626,16 @@ struct delay_busy {
 	unsigned int n;
 };
 
-/* How many wheels a new scheduler gets: a power of two, one per CPU if it can. */
-static unsigned int delay_wheels(void)
-{
-	unsigned int max = clamp(delay_max_wheels, 1U, DELAY_MAX_WHEELS);
-
-	return min_t(unsigned int, roundup_pow_of_two(nr_cpu_ids),
-		     rounddown_pow_of_two(max));
-}
-
 static __always_inline struct delay_base *
 delay_base(struct ordsched_delay *d, u16 base)
 {
-	return &d->bases[base - 1];
+	return d->bases[base - 1];
 }
 
 /* The @base of this CPU's wheel; interrupts are off, so the CPU stays. */
-static __always_inline u16 delay_here(struct ordsched_delay *d)
+static __always_inline u16 delay_here(void)
 {
-	return 1 + (smp_processor_id() & d->wheel_mask);
-}
-
-/* One past the last wheel: for (b = d->bases; b < delay_wheels_end(d); b++) */
-static __always_inline struct delay_base *
-delay_wheels_end(struct ordsched_delay *d)
-{
-	return d->bases + d->wheel_mask + 1;
+	return 1 + this_cpu_read(delay_wheel_of);
 }
 
 static __always_inline raw_spinlock_t *
@@ -725,6 +721,7 @@ static void delay_wake_sync(struct ordsched_delay *d)
 static long delay_inflight_sum(struct ordsched_delay *d, unsigned int colors)
 {
 	struct delay_base *b;
+	unsigned int w;
 	long sum = 0;
 	int c;
 
@@ -732,7 +729,8 @@ static long delay_inflight_sum(struct ordsched_delay *d, unsigned int colors)
 	for (c = 0; c < DELAY_COLORS; c++)
 		if (colors & BIT(c))
 			sum += d->inflight[c];
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		raw_spin_lock(&b->lock);
 		for (c = 0; c < DELAY_COLORS; c++)
 			if (colors & BIT(c))
@@ -837,8 +835,10 @@ delay_switch(struct ordsched_delay *d, struct ordsched_delay_task *task,
 static void delay_barrier(struct ordsched_delay *d)
 {
 	struct delay_base *b;
+	unsigned int w;
 
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		raw_spin_lock_irq(&b->lock);
 		raw_spin_unlock_irq(&b->lock);
 	}
@@ -1179,10 +1179,12 @@ static bool delay_migrate(struct ordsched_delay *d, ktime_t now,
 			  unsigned int *budget)
 {
 	struct delay_base *b;
+	unsigned int w;
 	bool done;
 
 	lockdep_assert_held(&d->lock);
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		raw_spin_lock(&b->lock);
 		done = delay_migrate_base(d, b, now, budget);
 		raw_spin_unlock(&b->lock);
@@ -1206,10 +1208,12 @@ static bool delay_wheels_due(struct ordsched_delay *d, ktime_t now)
 static void delay_wheels_recount(struct ordsched_delay *d)
 {
 	struct delay_base *b;
+	unsigned int w;
 	u64 next = U64_MAX;
 
 	lockdep_assert_held(&d->lock);
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		raw_spin_lock(&b->lock);
 		b->next = delay_wheel_next(b);
 		next = min(next, b->next);
@@ -1478,7 +1482,7 @@ __delay_insert(struct ordsched_delay *d, struct ordsched_delay_task *task,
 	task->slack = slack;
 	delay_note_peak(d, atomic_long_inc_return(&d->pending));
 	if (to == DELAY_CENTRAL) {
-		to = delay_here(d);
+		to = delay_here();
 		delay_raw_lock(delay_lock_of(d, to));
 	}
 	b = delay_base(d, to);
@@ -1779,7 +1783,7 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 			smp_store_release(&task->delay, d);
 		}
 		/* An idle task last far in another wheel comes to this CPU's. */
-		here = delay_here(d);
+		here = delay_here();
 		if (base != DELAY_CENTRAL && base != here) {
 			delay_switch(d, task, base, here);
 			base = here;
@@ -2026,6 +2030,7 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 	};
 	unsigned int i, n = 0, per_color[DELAY_COLORS] = {};
 	struct delay_base *b;
+	unsigned int w;
 	int c;
 
 	raw_spin_lock_irq(&d->lock);
@@ -2033,12 +2038,13 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 		delay_stop_one(d, task, DELAY_CENTRAL, per_color);
 		batch[n++] = task;
 	}
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		if (n == DELAY_CHUNK)
 			break;
 		raw_spin_lock(&b->lock);
 		while (n < DELAY_CHUNK && (task = delay_any_far(b))) {
-			delay_stop_one(d, task, 1 + (b - d->bases), per_color);
+			delay_stop_one(d, task, 1 + w, per_color);
 			batch[n++] = task;
 		}
 		raw_spin_unlock(&b->lock);
@@ -2108,6 +2114,7 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 			      struct ordsched_delay_stats *stats)
 {
 	struct delay_base *b;
+	unsigned int w;
 	unsigned long flags;
 	long inflight = 0;
 	int c;
@@ -2121,7 +2128,8 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	 * cannot deadlock.
 	 */
 	raw_spin_lock_irqsave(&d->lock, flags);
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		raw_spin_lock_nest_lock(&b->lock, &d->lock);
 		__release(&b->lock);
 	}
@@ -2132,7 +2140,8 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	stats->armed = d->armed;
 	for (c = 0; c < DELAY_COLORS; c++)
 		inflight += d->inflight[c];
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		stats->queued += b->counts.queued;
 		stats->modified += b->counts.modified;
 		stats->cancels += b->counts.cancels;
@@ -2142,7 +2151,8 @@ void ordsched_delay_get_stats(struct ordsched_delay *d,
 	stats->pending = max(atomic_long_read(&d->pending), 0L);
 	stats->peak_pending = atomic_long_read(&d->peak);
 	stats->inflight = max(inflight, 0L);
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		b = d->bases[w];
 		__acquire(&b->lock);
 		raw_spin_unlock(&b->lock);
 	}
@@ -2193,29 +2203,62 @@ static void delay_show(struct seq_file *m, struct ordsched_instance *inst)
 	kfree(s);
 }
 
+int __init ordsched_delay_init(void)
+{
+	unsigned int cpu;
+
+	delay_nr_wheels = min(nr_cpu_ids,
+			      clamp(delay_max_wheels, 1U, DELAY_MAX_WHEELS));
+	for_each_possible_cpu(cpu)
+		per_cpu(delay_wheel_of, cpu) = cpu % delay_nr_wheels;
+	delay_wheel_cache = kmem_cache_create("ordsched_delay_wheel",
+					      sizeof(struct delay_base), 0,
+					      SLAB_HWCACHE_ALIGN, NULL);
+	return delay_wheel_cache ? 0 : -ENOMEM;
+}
+
+void ordsched_delay_exit(void)
+{
+	kmem_cache_destroy(delay_wheel_cache);
+}
+
+static void delay_free(struct ordsched_delay *d)
+{
+	unsigned int w;
+
+	for (w = 0; w < delay_nr_wheels; w++)
+		if (d->bases[w])
+			kmem_cache_free(delay_wheel_cache, d->bases[w]);
+	kfree(d);
+}
+
 struct ordsched_delay *
 ordsched_delay_create(const struct ordsched_delay_params *params)
 {
 	static const struct ordsched_delay_params defaults;
 	struct ordsched_delay *d;
 	ktime_t now = ktime_get();
-	unsigned int i, slot;
+	unsigned int i, slot, w;
 	struct delay_base *b;
+	int node;
 
 	if (!params)
 		params = &defaults;
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = kzalloc(struct_size(d, bases, delay_nr_wheels), GFP_KERNEL);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
-	d->wheel_mask = delay_wheels() - 1;
-	d->bases = kvcalloc(d->wheel_mask + 1, sizeof(*d->bases), GFP_KERNEL);
-	if (!d->bases) {
-		kfree(d);
-		return ERR_PTR(-ENOMEM);
-	}
 	raw_spin_lock_init(&d->lock);
 	d->tree = RB_ROOT_CACHED;
-	for (b = d->bases; b < delay_wheels_end(d); b++) {
+	for (w = 0; w < delay_nr_wheels; w++) {
+		/* CPU w is the wheel's first; a CPU id may not be possible. */
+		node = cpu_possible(w) ? cpu_to_node(w) : NUMA_NO_NODE;
+		b = kmem_cache_alloc_node(delay_wheel_cache,
+					  GFP_KERNEL | __GFP_ZERO, node);
+		if (!b) {
+			delay_free(d);
+			return ERR_PTR(-ENOMEM);
+		}
+		d->bases[w] = b;
 		raw_spin_lock_init(&b->lock);
 		for (i = 0; i < DELAY_LEVELS; i++)
 			for (slot = 0; slot < DELAY_SLOTS; slot++)
@@ -2243,8 +2286,7 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	if (ordsched_instance_init(&d->inst, ORDSCHED_KIND_DELAY, params->name,
 				   NULL, delay_show)) {
 		mutex_destroy(&d->flush_mutex);
-		kvfree(d->bases);
-		kfree(d);
+		delay_free(d);
 		return ERR_PTR(-ENOMEM);
 	}
 	return d;
@@ -2258,7 +2300,6 @@ void ordsched_delay_destroy(struct ordsched_delay *d)
 	ordsched_delay_stop(d, ORDSCHED_DELAY_CANCEL_PENDING);
 	ordsched_instance_exit(&d->inst);
 	mutex_destroy(&d->flush_mutex);
-	kvfree(d->bases);
-	kfree(d);
+	delay_free(d);
 }
 EXPORT_SYMBOL_GPL(ordsched_delay_destroy);

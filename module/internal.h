@@ -94,6 +94,10 @@ void ordsched_stream_default_exit(void);
 bool ordsched_stream_queue_untracked(struct ordsched_stream *stream,
 				     struct ordsched_stream_item *item);
 
+/* delay.c: the wheels' cache and the CPUs' wheels, before any scheduler */
+int ordsched_delay_init(void);
+void ordsched_delay_exit(void);
+
 /* chardev.c */
 int ordsched_chardev_init(void);
 void ordsched_chardev_exit(void);

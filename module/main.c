@@ -43,11 +43,17 @@ static int __init ordsched_init(void)
 	if (ret)
 		goto err_debugfs;
 
-	ret = ordsched_chardev_init();
+	ret = ordsched_delay_init();
 	if (ret)
 		goto err_streams;
+
+	ret = ordsched_chardev_init();
+	if (ret)
+		goto err_delay;
 	return 0;
 
+err_delay:
+	ordsched_delay_exit();
 err_streams:
 	ordsched_stream_default_exit();
 err_debugfs:
@@ -60,6 +66,7 @@ err_debugfs:
 static void __exit ordsched_exit(void)
 {
 	ordsched_chardev_exit();
+	ordsched_delay_exit();
 	ordsched_stream_default_exit();
 	ordsched_debugfs_exit();
 	destroy_workqueue(ordsched_highpri_wq);

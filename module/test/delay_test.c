@@ -1907,7 +1907,8 @@ static bool cpus_wait_for(atomic_t *v, int want, unsigned int ms, bool sleep)
  * Two threads on two CPUs take turns, each queueing its task only after
  * the other's queueing returned: every queueing happens before the next.
  * Tasks with equal deadlines must run in that order, although they wait
- * in two CPUs' wheels and meet only in the tree.
+ * in two CPUs' wheels and meet only in the tree (with delay_max_wheels=1,
+ * in the one wheel the CPUs share).
  */
 struct cpus_turns {
 	struct dt *dt;
@@ -1971,6 +1972,8 @@ static void far_ties_cpus(struct ktest *t)
  * task B, due just after A, on another CPU, whose empty wheel puts it
  * straight in the tree. When the timer fires, B is the tree's earliest,
  * but A comes first: the hrtimer callback must not hand B over itself.
+ * (CPUs that share a wheel share its clock: then B goes to the tree only
+ * by being due within the horizon of now.)
  */
 #define STALE_ROUNDS	6
 
@@ -2123,7 +2126,8 @@ static void far_lagging_near(struct ktest *t)
 
 /*
  * Tasks queued on a CPU that then goes offline: no callback moves them,
- * the dispatch work visits every possible CPU's wheel. Another CPU
+ * the dispatch work visits every wheel (an online CPU's too, where CPUs
+ * share one). Another CPU
  * cancels and moves some of them while their CPU is offline. If the guest
  * cannot take a CPU offline, the rest of the test still runs.
  */
@@ -2443,7 +2447,7 @@ out_delay:
 
 /*
  * "@stats: filled in, one consistent snapshot", while far queueings and
- * cancels, which take only their CPU's wheel lock, run on every CPU:
+ * cancels, which take only their wheel's lock, run on every CPU:
  * with no task ever due, every snapshot must have queued - cancels ==
  * inflight == pending. Thread 0 takes snapshots; the others queue and
  * cancel tasks of their own. Reading the wheels one at a time, and the
