@@ -110,6 +110,11 @@ run_ktest() { # run_ktest [MODULE PARAMETERS]
 	st=$?
 	dmesg | sed -n 's/^.*ordsched_test: //p' > /tmp/ktest.tap
 	forward_tap ktest /tmp/ktest.tap
+	# Without its plan, results lost from the log would go unmissed.
+	if [ $st = 0 ] && ! grep -q '^1\.\.' /tmp/ktest.tap; then
+		say "plan ktest.plan"
+		say "not ok ktest.plan # no '1..N' line from the test module in the kernel log"
+	fi
 	# Each case's time: from the previous result's printk to its own.
 	dmesg | awk -v prev="$start" '
 		match($0, /ordsched_test: (not )?ok [0-9]+ [^ ]+/) {
@@ -177,17 +182,35 @@ run_clients() {
 	done
 }
 
-mode_check() {
-	kmemleak_reset
+# Load ordsched.ko with the parameters ordsched_modparams names, and check
+# that each took (insmod ignores one it does not know).
+load_ordsched() {
 	say "plan module.load"
 	insmod $MODDIR/ordsched.ko $(echo "$ordsched_modparams" | tr , ' ')
 	res $? module.load
+	for p in $(echo "$ordsched_modparams" | tr , ' '); do
+		say "plan module.param.${p%%=*}"
+		[ "$(cat /sys/module/ordsched/parameters/${p%%=*} 2>/dev/null)" = "${p#*=}" ]
+		res $? "module.param.${p%%=*}"
+	done
+}
+
+mode_check() {
+	kmemleak_reset
+	load_ordsched
 	run_ktest
 	run_clients
-	for prog in $TESTDIR/*; do
-		[ -x "$prog" ] && [ -f "$prog" ] || continue
-		case "${prog##*/}" in "$ordsched_filter"*) ;; *) continue ;; esac
-		run_selftest "$prog"
+	say "plan selftests.list"
+	[ -s $TESTDIR.list ]
+	res $? selftests.list
+	for name in $(cat $TESTDIR.list 2>/dev/null); do
+		case "$name" in "$ordsched_filter"*) ;; *) continue ;; esac
+		if [ -x "$TESTDIR/$name" ]; then
+			run_selftest "$TESTDIR/$name"
+		else
+			say "plan $name.exit"
+			say "not ok $name.exit # not in the guest's initrd"
+		fi
 	done
 	say "plan module.unload"
 	rmmod ordsched
@@ -200,9 +223,7 @@ mode_check() {
 # kernel log shows those warnings and nothing else.
 mode_warncheck() {
 	kmemleak_reset
-	say "plan module.load"
-	insmod $MODDIR/ordsched.ko $(echo "$ordsched_modparams" | tr , ' ')
-	res $? module.load
+	load_ordsched
 	run_ktest warns=1
 	say "plan module.unload"
 	rmmod ordsched

@@ -117,9 +117,13 @@ build_initrd() { # build_initrd KERNEL
 	cp "$here/demo.sh" "$root/usr/lib/ordsched/demo.sh"
 	cp "$here/bench.sh" "$root/usr/lib/ordsched/bench.sh"
 	cp "$work/$k"/mod/*.ko "$work/$k"/faulty/selftests/qemu/faulty/*.ko \
-		"$root/lib/ordsched/"
-	cp "$work/user/selftests"/* "$root/usr/lib/ordsched/selftests/"
-	cp "$top/selftests/ordsched/settings" "$root/usr/lib/ordsched/selftests/"
+		"$root/lib/ordsched/" || return 1
+	cp "$work/user/selftests"/* "$root/usr/lib/ordsched/selftests/" || return 1
+	cp "$top/selftests/ordsched/settings" "$root/usr/lib/ordsched/selftests/" ||
+		return 1
+	# What the guest must run: a program missing from it is a failure.
+	make -s --no-print-directory -C "$top/selftests/ordsched" list \
+		> "$root/usr/lib/ordsched/selftests.list" || return 1
 	find "$work/user" -maxdepth 1 -type f -perm -u+x \
 		-exec cp {} "$root/usr/bin/" \;
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
