@@ -225,16 +225,18 @@ static void bad_params(struct ktest *t)
  * was left queued on B with no PENDING bit. Now the queueing waits for
  * the cancel, and the second hold runs out alone.
  */
-/* Holds a workqueue until its completion is done. */
+/* Holds a workqueue until @open is done; @started once it runs. */
 struct wq_gate {
 	struct work_struct work;
-	struct completion open;
+	struct completion open, started;
 };
 
 static void wq_gate_fn(struct work_struct *work)
 {
-	wait_for_completion_timeout(&container_of(work, struct wq_gate,
-						  work)->open, 5 * HZ);
+	struct wq_gate *g = container_of(work, struct wq_gate, work);
+
+	complete(&g->started);
+	wait_for_completion_timeout(&g->open, 5 * HZ);
 }
 
 struct meet {
@@ -254,7 +256,7 @@ struct meet {
 	atomic_t serials;
 	struct ordsched_pipeline *ran_on[2];
 	struct completion ran, cancelled, driven;
-	bool queued_on_a, held, ran_on_a, held_over, ret, queued_on_b;
+	bool gates_up, queued_on_a, held, ran_on_a, held_over, ret, queued_on_b;
 };
 
 static struct meet *meet_of;
@@ -331,7 +333,11 @@ static int meet_cancel(void *data)
  * On the other CPU than the canceller's, whose holds have interrupts off
  * there: queue the job on A behind A's gate; once the canceller is held
  * in cancel_work(), let the job run on A; once it holds the idle work's
- * PENDING bit, queue the job on B behind B's gate.
+ * PENDING bit, queue the job on B behind B's gate. Both gates run before
+ * the canceller wakes: a worker this CPU's pool creates during the hold
+ * may need kthreadd, or be placed, on the held CPU, and the job waited
+ * for it past the hold's end (seen once on 6.12: the cancel then took
+ * the job still pending on A).
  */
 static int meet_drive(void *data)
 {
@@ -340,6 +346,8 @@ static int meet_drive(void *data)
 
 	queue_work(m->wqa, &m->gate[0].work);
 	queue_work(m->wqb, &m->gate[1].work);
+	m->gates_up = wait_for_completion_timeout(&m->gate[0].started, 5 * HZ) &&
+		      wait_for_completion_timeout(&m->gate[1].started, 5 * HZ);
 	m->queued_on_a = ordsched_pipeline_queue(m->a, &m->job);
 	wake_up_process(m->canceller);
 	until = jiffies + 2 * HZ;
@@ -383,6 +391,8 @@ static void cancel_meets_requeue(struct ktest *t)
 	INIT_WORK(&m->gate[1].work, wq_gate_fn);
 	init_completion(&m->gate[0].open);
 	init_completion(&m->gate[1].open);
+	init_completion(&m->gate[0].started);
+	init_completion(&m->gate[1].started);
 	/* Per-CPU, one at a time: the job runs on the driver's CPU. */
 	m->wqa = alloc_workqueue("ordsched_pa", 0, 1);
 	m->wqb = alloc_workqueue("ordsched_pb", 0, 1);
@@ -414,6 +424,7 @@ static void cancel_meets_requeue(struct ktest *t)
 	wake_up_process(driver);
 	wait_for_completion(&m->driven);
 	wait_for_completion(&m->cancelled);
+	KT_EXPECT(t, m->gates_up);
 	KT_EXPECT(t, m->queued_on_a);
 	KT_EXPECT(t, m->held);
 	KT_EXPECT(t, m->ran_on_a);
