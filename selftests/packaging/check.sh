@@ -12,6 +12,8 @@
 #               installed headers and Module.symvers
 #   uninstall   make uninstall leaves no file behind
 #   deb         make deb builds the four packages; lintian finds no error
+#   debs        the four unpack together (no file in two), and only
+#               ordsched-dkms has DKMS's source folder, Depends and scripts
 #   dkms        DKMS builds the module from ordsched-dkms's source tree
 #   version     dkms.conf and debian/changelog say the same version
 #
@@ -189,6 +191,23 @@ check_deb() {
 	return "${PIPESTATUS[0]}"
 }
 
+check_debs() {
+	local root=$work/dpkgroot p f n=0
+	for p in libordsched1 libordsched-dev ordsched-tools; do
+		f=$(ls "$top"/build/deb/"$p"_*.deb) || return 1
+		dpkg-deb -f "$f" Depends | grep -q dkms && { echo "$p depends on dkms"; n=1; }
+		dpkg-deb -c "$f" | grep -q ' \./usr/src/' && { echo "$p ships /usr/src"; n=1; }
+		dpkg-deb -e "$f" "$work/ctl-$p" &&
+			cat "$work/ctl-$p"/{pre,post}{inst,rm} 2>/dev/null |
+			grep -q dkms && { echo "$p runs dkms"; n=1; }
+	done
+	# As the README installs them: all at once, into an empty root.
+	rm -rf "$root" && mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+	touch "$root/var/lib/dpkg/status"
+	dpkg --root="$root" --force-depends --unpack "$top"/build/deb/*.deb || n=1
+	[ $n = 0 ]
+}
+
 check_dkms() {
 	local d=$work/dkms version
 	version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
@@ -216,6 +235,7 @@ check 32bit check_32bit
 check install check_install
 check uninstall check_uninstall
 check deb check_deb
+check debs check_debs
 check dkms check_dkms
 check version check_version
 exit $failed
