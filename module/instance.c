@@ -109,6 +109,8 @@ int ordsched_instance_init(struct ordsched_instance *inst,
 	strscpy(inst->name, name ?: ordsched_kind_names[kind],
 		sizeof(inst->name));
 	snprintf(dir, sizeof(dir), "%s.%u", inst->name, inst->id);
+	/* A '/' would make debugfs refuse the folder, silently. */
+	strreplace(dir, '/', '_');
 	inst->debugfs = debugfs_create_dir(dir, ordsched_debugfs_dirs[kind]);
 	debugfs_create_file("stats", 0444, inst->debugfs, inst,
 			    &instance_stats_fops);

@@ -195,7 +195,8 @@ enum ordsched_delay_cancel_mode {
 
 /**
  * struct ordsched_delay_params - how to build a delayed scheduler
- * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
+ *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @slack_ns: the slack of tasks queued without one of their own: how late
  *	after its deadline a task may be handed over, to share a wake-up with
  *	other timers and to gather nearby deadlines into one batch (0:

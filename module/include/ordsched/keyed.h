@@ -104,7 +104,8 @@ struct ordsched_keyed_task {
 
 /**
  * struct ordsched_keyed_params - how to build a keyed executor
- * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
+ *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @wq: the workqueue tasks run on (NULL: ordsched's own unbound
  *	workqueue)
  * @hash_order: the hash table of live keys has 1 << @hash_order buckets

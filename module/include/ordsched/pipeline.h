@@ -68,7 +68,8 @@ struct ordsched_pipeline_ops {
 
 /**
  * struct ordsched_pipeline_params - how to build a pipeline
- * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
+ *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @ops: the steps (required)
  * @wq: workqueue for the parallel steps and hand-offs (NULL: ordsched's
  *	own unbound workqueue)

@@ -66,7 +66,8 @@ struct ordsched_seq_item {
 
 /**
  * struct ordsched_seq_params - how to build a sequencer
- * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
+ *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @first_ticket: the first ticket handed out
  * @ring_order: the window holds 1 << @ring_order tickets (0: default 10,
  *	at most 20)

@@ -82,7 +82,8 @@ struct ordsched_spread_ops {
 
 /**
  * struct ordsched_spread_params - how to build a spreader
- * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
+ *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @ops: the callbacks (required)
  * @priv: passed to the callbacks
  * @lanes: F, the number of groups interleaved (0: default 4, at most

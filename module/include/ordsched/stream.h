@@ -95,7 +95,8 @@ struct ordsched_stream {
 
 /**
  * struct ordsched_stream_set_params - how to build a stream set
- * @name: shown in debugfs and tracepoints (copied; may be NULL)
+ * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
+ *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @wq: the workqueue the drains run on (NULL: ordsched's own unbound
  *	workqueue)
  * @budget: most items one drain runs before it requeues itself (0: the
