@@ -52,6 +52,7 @@
 #include <ordsched.h>
 
 #include "bench.h"
+#include "compat.h"
 
 #define DB_MAX_PENDING	2000000U
 #define DB_MAX_OPS	1000000U
@@ -205,8 +206,8 @@ static enum hrtimer_restart db_hrtimer_fn(struct hrtimer *timer)
 
 static void db_hrtimer_init(struct db_run *run, struct db_task *t)
 {
-	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	t->timer.function = db_hrtimer_fn;
+	ordsched_hrtimer_setup(&t->timer, db_hrtimer_fn, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_ABS);
 }
 
 static int db_hrtimer_submit(struct db_run *run, struct db_task *t, u64 when)
@@ -258,8 +259,8 @@ static void db_hrwq_fn(struct work_struct *work)
 
 static void db_hrwq_init(struct db_run *run, struct db_task *t)
 {
-	hrtimer_init(&t->hw.timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	t->hw.timer.function = db_hrwq_timer;
+	ordsched_hrtimer_setup(&t->hw.timer, db_hrwq_timer, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_ABS);
 	INIT_WORK(&t->hw.work, db_hrwq_fn);
 }
 

@@ -27,6 +27,7 @@
 #include <linux/workqueue.h>
 #include <ordsched.h>
 
+#include "compat.h"
 #include "ktest.h"
 #include "suites.h"
 #include "util.h"
@@ -1460,13 +1461,8 @@ static void calls_from_hard_interrupt(struct ktest *t)
 	ic->c = c;
 	init_completion(&ic->done);
 	pd_expect(c, 4);
-#ifdef ORDSCHED_HAVE_HRTIMER_SETUP
-	hrtimer_setup(&ic->timer, pd_irq_call_fn, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_HARD);
-#else
-	hrtimer_init(&ic->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	ic->timer.function = pd_irq_call_fn;
-#endif
+	ordsched_hrtimer_setup(&ic->timer, pd_irq_call_fn, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&ic->timer, ns_to_ktime(PD_MS), HRTIMER_MODE_REL_HARD);
 	KT_EXPECT(t, wait_for_completion_timeout(&ic->done, PD_WAIT));
 	hrtimer_cancel(&ic->timer);

@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 #include <ordsched.h>
 
+#include "compat.h"
 #include "ktest.h"
 #include "suites.h"
 #include "util.h"
@@ -387,8 +388,8 @@ static void hardirq_producer(struct ktest *t)
 		h->items[i].seq = i % HARDIRQ_ITEMS;
 	}
 	ordsched_stream_init(&h->stream, NULL);
-	hrtimer_init(&h->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	h->timer.function = hardirq_timer_fn;
+	ordsched_hrtimer_setup(&h->timer, hardirq_timer_fn, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&h->timer, ns_to_ktime(20 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_HARD);
 	/* Meanwhile, from process context, onto the same stream. */
