@@ -127,6 +127,11 @@ check_install() {
 		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 > /dev/null |
 			sed "s|^|$f: |" | grep . && n=1
 	done
+	# A static link takes every global name of the archive: only the
+	# library's own prefix, or a program's os_load() would clash.
+	f=$(nm -g --defined-only "$stage$prefix/lib/libordsched.a" |
+		awk 'NF == 3 && $3 !~ /^ordsched_/ { print $3 }')
+	[ -z "$f" ] || { echo "libordsched.a defines:" $f; n=1; }
 	[ $n = 0 ] || return 1
 	installed_client "$stage$prefix" || return 1
 	dependent_module "$stage$prefix/src/ordsched"

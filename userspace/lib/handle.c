@@ -124,7 +124,7 @@ static int os_ring_setup(struct ordsched *os)
  * handle's tickets (os->pollable is the library's own state, not part of
  * what the const of ordsched_fd() promises the caller). The seq_cst store
  * before the scan pairs with a take's claim before its load of
- * os->pollable (see os_ring_flag()). Tickets of another process sharing
+ * os->pollable (see ordsched__ring_flag()). Tickets of another process sharing
  * the handle may get flagged too: that costs them a wake-up call, no
  * more.
  */
@@ -155,7 +155,7 @@ static void os_set_pollable(struct ordsched *os)
 		t = tail + i;
 		if (os_ring_load(ordsched_ring_slot(&os->view, t)) ==
 		    ordsched_ring_word(t, os->ring_id, ORDSCHED_RING_OWNED))
-			os_ring_flag(os, t);
+			ordsched__ring_flag(os, t);
 	}
 }
 

@@ -52,13 +52,13 @@ static inline void os_cpu_relax(void)
 #endif
 }
 
-void os_ring_wake(void *ctx, __u64 t);
-int os_ring_sleep(void *ctx, __u64 t);
+void ordsched__ring_wake(void *ctx, __u64 t);
+int ordsched__ring_sleep(void *ctx, __u64 t);
 
 #define ORDSCHED_RING_LOAD(p)		os_ring_load(p)
 #define ORDSCHED_RING_CAS(p, o, n)	os_ring_cas((p), (o), (n))
-#define ORDSCHED_RING_WAKE(ctx, t)	os_ring_wake((ctx), (t))
-#define ORDSCHED_RING_SLEEP(ctx, t)	os_ring_sleep((ctx), (t))
+#define ORDSCHED_RING_WAKE(ctx, t)	ordsched__ring_wake((ctx), (t))
+#define ORDSCHED_RING_SLEEP(ctx, t)	ordsched__ring_sleep((ctx), (t))
 #define ORDSCHED_RING_RELAX()		os_cpu_relax()
 #define ORDSCHED_RING_OUTLINE		__attribute__((noinline, unused))
 
@@ -161,8 +161,8 @@ static inline int os_ioctl(const struct ordsched *os, unsigned long cmd,
 }
 
 /* wait.c */
-uint64_t os_load(const uint64_t *word);
-void os_ring_flag(struct ordsched *os, uint64_t ticket);
+uint64_t ordsched__load(const uint64_t *word);
+void ordsched__ring_flag(struct ordsched *os, uint64_t ticket);
 
 
 static inline bool os_ring(const struct ordsched *os)

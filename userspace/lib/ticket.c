@@ -9,13 +9,13 @@
 
 /*
  * A ticket of a pollable handle is flagged as soon as it is taken: see
- * os_ring_flag(). Out of line, as everything past the fast path: what
+ * ordsched__ring_flag(). Out of line, as everything past the fast path: what
  * ring_take() calls last it jumps to, and it needs no stack frame.
  */
 __attribute__((noinline))
 static int ring_take_flag(struct ordsched *os, uint64_t ticket)
 {
-	os_ring_flag(os, ticket);
+	ordsched__ring_flag(os, ticket);
 	return 0;
 }
 
@@ -23,7 +23,7 @@ static int ring_take_flag(struct ordsched *os, uint64_t ticket)
 static inline int ring_taken(struct ordsched *os, uint64_t *ticket, __u64 t)
 {
 	*ticket = t;
-	/* Pairs with the store in ordsched_fd(): see os_ring_flag(). */
+	/* Pairs with the store in ordsched_fd(): see ordsched__ring_flag(). */
 	if (__atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST))
 		return ring_take_flag(os, t);
 	return 0;

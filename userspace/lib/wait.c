@@ -27,7 +27,7 @@
  * match: the value is then one the kernel wrote at some point (the
  * counters only grow), never a mix above the truth.
  */
-uint64_t os_load(const uint64_t *word)
+uint64_t ordsched__load(const uint64_t *word)
 {
 #if UINTPTR_MAX == UINT64_MAX
 	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
@@ -47,12 +47,12 @@ uint64_t os_load(const uint64_t *word)
 
 uint64_t ordsched_tail(const struct ordsched *os)
 {
-	return os_load(os->tail);
+	return ordsched__load(os->tail);
 }
 
 uint64_t ordsched_head(const struct ordsched *os)
 {
-	return os_load(os->head);
+	return ordsched__load(os->head);
 }
 
 int ordsched_is_turn(const struct ordsched *os, uint64_t ticket)
@@ -64,7 +64,7 @@ int ordsched_is_turn(const struct ordsched *os, uint64_t ticket)
  * ORDSCHED_RING_WAKE, @ctx the struct ordsched: only called when the
  * ticket's owner flagged it.
  */
-void os_ring_wake(void *ctx, __u64 t)
+void ordsched__ring_wake(void *ctx, __u64 t)
 {
 	struct ordsched_ring_wake wk = { .ticket = t };
 
@@ -75,7 +75,7 @@ void os_ring_wake(void *ctx, __u64 t)
  * ORDSCHED_RING_SLEEP, @ctx a struct os_ring_ctx: the slot is flagged
  * SLEEPING.
  */
-int os_ring_sleep(void *ctx, __u64 t)
+int ordsched__ring_sleep(void *ctx, __u64 t)
 {
 	struct os_ring_ctx *c = ctx;
 	struct ordsched_ring_wait rw = {
@@ -113,7 +113,7 @@ static unsigned int spin_budget(const struct ordsched *os)
  * os->pollable and then flags the tickets it finds, as a take claims its
  * slot and then reads os->pollable: one of the two flags each ticket.
  */
-void os_ring_flag(struct ordsched *os, uint64_t ticket)
+void ordsched__ring_flag(struct ordsched *os, uint64_t ticket)
 {
 	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
 
@@ -122,7 +122,7 @@ void os_ring_flag(struct ordsched *os, uint64_t ticket)
 			ordsched_ring_word(ticket, os->ring_id,
 					   ORDSCHED_RING_SLEEPING)) &&
 	    os_ring_load(os->view.tail) == ticket)
-		os_ring_wake(os, ticket);
+		ordsched__ring_wake(os, ticket);
 }
 
 /*
@@ -189,7 +189,7 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 			ordsched_ring_word(ticket, os->ring_id,
 					   ORDSCHED_RING_SLEEPING)) &&
 	    (others || ret) && os_ring_load(os->view.tail) == ticket)
-		os_ring_wake(os, ticket);
+		ordsched__ring_wake(os, ticket);
 	return ret;
 }
 
