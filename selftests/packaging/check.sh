@@ -15,7 +15,8 @@
 #   debs        the four unpack together (no file in two), and only
 #               ordsched-dkms has DKMS's source folder, Depends and scripts
 #   dkms        DKMS builds the module from ordsched-dkms's source tree
-#   version     dkms.conf and debian/changelog say the same version
+#   version     dkms.conf and debian/changelog say the same version, and
+#               the library the version of its newest symbol node
 #
 # Nothing is installed on the host but tools: DKMS runs with private trees,
 # the staging root is a temporary folder.
@@ -228,11 +229,16 @@ check_dkms() {
 }
 
 check_version() {
-	local conf deb
+	local conf deb map lib
 	conf=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 	deb=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 	echo "dkms.conf $conf, debian/changelog $deb"
-	[ -n "$conf" ] && [ "$conf" = "$deb" ]
+	# The library's version (pkg-config, file name, man pages) is its
+	# newest symbol version node's, so --atleast-version finds the calls.
+	map=$(sed -n 's/^LIBORDSCHED_\([0-9.]*\) {.*/\1/p' "$top/userspace/lib/libordsched.map" | tail -n 1)
+	lib=$(sed -n 's/^LIB_VERSION := //p' "$top/userspace/Makefile")
+	echo "libordsched.map $map, LIB_VERSION $lib"
+	[ -n "$conf" ] && [ "$conf" = "$deb" ] && [ -n "$map" ] && [ "$lib" = "$map.0" ]
 }
 
 check kdir check_kdir
