@@ -44,7 +44,8 @@ kdir:
 
 check-kdir:
 	@test -n "$(KVER)" || { echo "no kernel build tree at KDIR='$(KDIR)':" \
-		"install the headers of your kernel or set KDIR" >&2; exit 1; }
+		"install the headers of your kernel or set KDIR (or, to" \
+		"uninstall, KVER)" >&2; exit 1; }
 
 modules: check-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -78,11 +79,16 @@ install-kdev: ordsched.ko
 		$(DESTDIR)$(KSRCDIR)/include/ordsched
 	install -m 0644 Module.symvers $(DESTDIR)$(KSRCDIR)/$(KVER)/Module.symvers
 
+# For one kernel (KVER, or KDIR's; give KVER once its headers are gone).
+# The headers serve every kernel installed for: the last one takes them.
 uninstall: check-kdir
 	rm -f $(DESTDIR)$(MODDIR)/$(KVER)/updates/ordsched.ko
-	rm -rf $(DESTDIR)$(KSRCDIR)/include
 	rm -f $(DESTDIR)$(KSRCDIR)/$(KVER)/Module.symvers
-	-rmdir $(DESTDIR)$(KSRCDIR)/$(KVER) $(DESTDIR)$(KSRCDIR)
+	-rmdir $(DESTDIR)$(KSRCDIR)/$(KVER)
+	if ! ls $(DESTDIR)$(KSRCDIR)/*/Module.symvers > /dev/null 2>&1; then \
+		rm -rf $(DESTDIR)$(KSRCDIR)/include; \
+		rmdir $(DESTDIR)$(KSRCDIR) 2> /dev/null || true; \
+	fi
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	$(MAKE) -C userspace uninstall
 
