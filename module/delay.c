@@ -303,6 +303,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rbtree.h>
@@ -353,7 +354,20 @@
 static_assert(DELAY_MAX_WHEELS + 1 <= (PREEMPT_MASK >> PREEMPT_SHIFT) / 2);
 
 static unsigned int delay_max_wheels = DELAY_MAX_WHEELS;
-module_param(delay_max_wheels, uint, 0444);
+
+/* A value outside 1-64 fails the load with EINVAL, not clamped quietly. */
+static int delay_max_wheels_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, DELAY_MAX_WHEELS);
+}
+
+static const struct kernel_param_ops delay_max_wheels_ops = {
+	.set = delay_max_wheels_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(delay_max_wheels, &delay_max_wheels_ops, &delay_max_wheels,
+		0444);
 MODULE_PARM_DESC(delay_max_wheels,
 		 "Far wheels per delayed scheduler at most, one per CPU up to it, then shared (1-64, default 64)");
 
@@ -2207,8 +2221,7 @@ int __init ordsched_delay_init(void)
 {
 	unsigned int cpu;
 
-	delay_nr_wheels = min(nr_cpu_ids,
-			      clamp(delay_max_wheels, 1U, DELAY_MAX_WHEELS));
+	delay_nr_wheels = min(nr_cpu_ids, delay_max_wheels);
 	for_each_possible_cpu(cpu)
 		per_cpu(delay_wheel_of, cpu) = cpu % delay_nr_wheels;
 	delay_wheel_cache = kmem_cache_create("ordsched_delay_wheel",

@@ -72,15 +72,33 @@ static int delete_module(const char *name)
 	return syscall(SYS_delete_module, name, O_NONBLOCK);
 }
 
-static int load_module(const char *path)
+static int load_module(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = syscall(SYS_finit_module, fd, params, 0);
 	close(fd);
 	return ret;
+}
+
+/*
+ * The parameters the module was loaded with, to load it again with them:
+ * the harness may have given some (on 6.12, delay_max_wheels=1), which
+ * the tests after this one must keep.
+ */
+static void loaded_params(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/module/ordsched/parameters/delay_max_wheels", "r");
+	unsigned int wheels;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "%u", &wheels) == 1)
+		snprintf(buf, size, "delay_max_wheels=%u", wheels);
+	fclose(f);
 }
 
 /*
@@ -91,12 +109,13 @@ static int load_module(const char *path)
 TEST(open_fd_pins_module)
 {
 	const char *dir = getenv("ORDSCHED_MODDIR");
-	char path[4096];
+	char path[4096], params[64], again[64];
 	int fd;
 
 	if (!dir)
 		SKIP(return, "ORDSCHED_MODDIR not set: will not unload the module");
 	snprintf(path, sizeof(path), "%s/ordsched.ko", dir);
+	loaded_params(params, sizeof(params));
 
 	fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -107,8 +126,60 @@ TEST(open_fd_pins_module)
 
 	ASSERT_EQ(0, delete_module("ordsched"));
 	EXPECT_EQ(-1, access(DEV_PATH, F_OK));
-	ASSERT_EQ(0, load_module(path));
+	ASSERT_EQ(0, load_module(path, params));
 	EXPECT_EQ(0, access(DEV_PATH, F_OK));
+	loaded_params(again, sizeof(again));
+	EXPECT_STREQ(params, again);
+}
+
+/*
+ * delay_max_wheels takes 1-64, as its description says: a value outside
+ * fails the load with EINVAL (it was clamped quietly), one too large for
+ * an unsigned int with ERANGE; the bounds load.
+ * The module is loaded again as it was.
+ */
+TEST(wheels_parameter_range)
+{
+	static const struct {
+		const char *params;
+		int err;
+	} refused[] = {
+		{ "delay_max_wheels=0", EINVAL },
+		{ "delay_max_wheels=65", EINVAL },
+		{ "delay_max_wheels=-1", EINVAL },
+		{ "delay_max_wheels=", EINVAL },
+		/* Not a 32-bit number at all: kstrtouint()'s answer. */
+		{ "delay_max_wheels=4294967297", ERANGE },
+	};
+	static const char *const taken[] = {
+		"delay_max_wheels=1", "delay_max_wheels=64",
+	};
+	const char *dir = getenv("ORDSCHED_MODDIR");
+	char path[4096], params[64], again[64];
+	unsigned int i;
+
+	if (!dir)
+		SKIP(return, "ORDSCHED_MODDIR not set: will not unload the module");
+	snprintf(path, sizeof(path), "%s/ordsched.ko", dir);
+	loaded_params(params, sizeof(params));
+	ASSERT_EQ(0, delete_module("ordsched"));
+	for (i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		EXPECT_EQ(-1, load_module(path, refused[i].params))
+			TH_LOG("%s loaded", refused[i].params);
+		EXPECT_EQ(refused[i].err, errno)
+			TH_LOG("%s: %s", refused[i].params, strerror(errno));
+		EXPECT_EQ(-1, access(DEV_PATH, F_OK));
+	}
+	for (i = 0; i < sizeof(taken) / sizeof(*taken); i++) {
+		EXPECT_EQ(0, load_module(path, taken[i]))
+			TH_LOG("%s: %s", taken[i], strerror(errno));
+		EXPECT_EQ(0, access(DEV_PATH, F_OK));
+		EXPECT_EQ(0, delete_module("ordsched"));
+	}
+	ASSERT_EQ(0, load_module(path, params));
+	EXPECT_EQ(0, access(DEV_PATH, F_OK));
+	loaded_params(again, sizeof(again));
+	EXPECT_STREQ(params, again);
 }
 
 #define DEBUGFS "/sys/kernel/debug/ordsched"
