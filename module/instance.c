@@ -17,6 +17,7 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 
 #include "internal.h"
 
@@ -31,7 +32,14 @@ static const char *const ordsched_kind_names[ORDSCHED_NR_KINDS] = {
 
 static struct dentry *ordsched_debugfs_root;
 static struct dentry *ordsched_debugfs_dirs[ORDSCHED_NR_KINDS];
-static atomic_t ordsched_ids = ATOMIC_INIT(0);
+/*
+ * Instance ids, unique among live instances (a counter would repeat
+ * after 2^32 creations, and two live instances of one name would then
+ * ask for the same debugfs folder, the second silently refused), handed
+ * out in turn so that a destroyed instance's id is not reused at once.
+ */
+static DEFINE_XARRAY_ALLOC1(ordsched_ids);
+static u32 ordsched_next_id;
 
 /**
  * ordsched_instance_sum() - add up the counters of every CPU
@@ -95,6 +103,7 @@ int ordsched_instance_init(struct ordsched_instance *inst,
 					struct ordsched_instance *inst))
 {
 	char dir[sizeof(inst->name) + 12];
+	u32 id;
 
 	inst->counters = counters;
 	inst->show = show;
@@ -105,7 +114,14 @@ int ordsched_instance_init(struct ordsched_instance *inst,
 		if (!inst->stats)
 			return -ENOMEM;
 	}
-	inst->id = atomic_inc_return(&ordsched_ids);
+	/* Fails only without memory: 2^32 live instances would need more. */
+	if (xa_alloc_cyclic(&ordsched_ids, &id, inst, xa_limit_32b,
+			    &ordsched_next_id, GFP_KERNEL) < 0) {
+		free_percpu(inst->stats);
+		inst->stats = NULL;
+		return -ENOMEM;
+	}
+	inst->id = id;
 	strscpy(inst->name, name ?: ordsched_kind_names[kind],
 		sizeof(inst->name));
 	snprintf(dir, sizeof(dir), "%s.%u", inst->name, inst->id);
@@ -126,6 +142,7 @@ int ordsched_instance_init(struct ordsched_instance *inst,
 void ordsched_instance_exit(struct ordsched_instance *inst)
 {
 	debugfs_remove(inst->debugfs);
+	xa_erase(&ordsched_ids, inst->id);
 	free_percpu(inst->stats);
 	inst->stats = NULL;
 }
