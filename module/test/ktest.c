@@ -67,6 +67,7 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 		  const char *filter, bool warns)
 {
 	unsigned int s, i, planned = 0, nr = 0, failed = 0;
+	unsigned int odebug_min = 0, odebug_max = 0;
 	char full[96];
 
 	for (s = 0; s < n; s++) {
@@ -92,6 +93,10 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 				continue;
 			c->run(&t);
 			nr++;
+			if (!t.skipped) {
+				odebug_min += c->odebug_min;
+				odebug_max += c->odebug_max;
+			}
 			if (t.failed) {
 				failed++;
 				pr_info("not ok %u %s\n", nr, full);
@@ -105,5 +110,9 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 		}
 	}
 	pr_info("# %u of %u cases failed\n", failed, planned);
+	/* For the guest's count of them, see struct ktest_case. */
+	if (IS_ENABLED(CONFIG_DEBUG_OBJECTS))
+		pr_info("# debug-object reports expected: %u-%u\n", odebug_min,
+			odebug_max);
 	return failed ? -EINVAL : 0;
 }

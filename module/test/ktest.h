@@ -24,6 +24,14 @@ struct ktest_case {
 	void (*run)(struct ktest *t);
 	/* Runs only when warnings are expected: it triggers one on purpose. */
 	bool warns;
+	/*
+	 * The debug-object reports (ODEBUG) such a case makes where debug
+	 * objects are on, at least and at most: the guest holds the boot's
+	 * count of them (printed or not: the kernel prints five a boot)
+	 * between the sums of the cases that ran, so that a report nobody
+	 * expected cannot hide behind the expected ones.
+	 */
+	unsigned int odebug_min, odebug_max;
 };
 
 /* @cases ends with an empty entry, KT_END. */
@@ -33,7 +41,9 @@ struct ktest_suite {
 };
 
 #define KT_CASE(fn) { .name = #fn, .run = fn }
-#define KT_CASE_WARNS(fn) { .name = #fn, .run = fn, .warns = true }
+#define KT_CASE_WARNS(fn, lo, hi)					\
+	{ .name = #fn, .run = fn, .warns = true,			\
+	  .odebug_min = lo, .odebug_max = hi }
 #define KT_END {}
 #define KT_SUITE(sname, array) { .name = sname, .cases = array }
 

@@ -14,9 +14,11 @@
 #
 # The kernel command line chooses what to do: ordsched_mode=check|run|
 # selfcheck|warncheck|bench; for the self-check, ordsched_fault=FAULTS,
-# some of warn,leak,uaf,hang; ordsched_filter=PREFIX to run only the tests
-# whose names start with it; ordsched_modparams=NAME=VALUE[,...] for the
-# parameters of ordsched.ko in the test modes.
+# some of warn,leak,uaf,odebug,nokmemleak,hang; ordsched_filter=PREFIX to run
+# only the tests whose names start with it;
+# ordsched_modparams=NAME=VALUE[,...] for the parameters of ordsched.ko in
+# the test modes; ordsched_kmemleak=required where the kernel must have
+# kmemleak on.
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox --install -s /bin
@@ -71,26 +73,53 @@ kmemleak_reset() {
 	echo clear > $KMEMLEAK
 }
 
-kmemleak_check() {
-	[ -w $KMEMLEAK ] || return 0
-	say "plan kmemleak.clean"
+# On a kernel whose boot says ordsched_kmemleak=required (the debug
+# kernels), a kmemleak that is missing or turned itself off (it refuses
+# scans then) is a failure, not a check quietly left out.
+kmemleak_check() { # kmemleak_check [NAME]: the result's name
+	check=${1:-kmemleak.clean}
+	[ "$ordsched_kmemleak" = required ] || [ -w $KMEMLEAK ] || return 0
+	say "plan $check"
 	start=$(uptime_s)
 	# kmemleak ignores objects younger than 5 s; an object must then look
 	# unreferenced in two scans to be reported.
 	sleep 6
-	echo scan > $KMEMLEAK
-	echo scan > $KMEMLEAK
+	if ! { echo scan > $KMEMLEAK && echo scan > $KMEMLEAK; } 2>/dev/null; then
+		say "not ok $check # no kmemleak to scan with: missing, or it turned itself off"
+		return 0
+	fi
 	# debugfs files have size 0: read the report itself.
 	leaks=$(cat $KMEMLEAK)
 	if [ -n "$leaks" ]; then
 		echo "kmemleak: suspected leaks after the run:"
 		echo "$leaks"
 		echo "$leaks" | sed 's/^/log /' >&3
-		say "not ok kmemleak.clean"
+		say "not ok $check"
 	else
-		say "ok kmemleak.clean"
+		say "ok $check"
 	fi
-	took kmemleak.clean "$start"
+	took $check "$start"
+}
+
+# Debug objects print five reports a boot, then only count them: the
+# warncheck boot's own reports use those five up. The count, against
+# what the test module expects of the cases that ran (a range, from
+# /tmp/ktest.tap), tells whether any other report came, printed or not.
+ODEBUG=/sys/kernel/debug/debug_objects/stats
+odebug_count() { sed -n 's/^warnings *://p' $ODEBUG 2>/dev/null; }
+odebug_base=$(odebug_count)
+
+odebug_check() {
+	[ -r $ODEBUG ] || return 0
+	say "plan debug_objects.count"
+	n=$(($(odebug_count) - ${odebug_base:-0}))
+	range=$(sed -n 's/^# debug-object reports expected: //p' /tmp/ktest.tap 2>/dev/null)
+	range=${range:-0-0}
+	if [ "$n" -ge "${range%-*}" ] && [ "$n" -le "${range#*-}" ]; then
+		say "ok debug_objects.count"
+	else
+		say "not ok debug_objects.count # $n debug-object reports in this boot, $range expected"
+	fi
 }
 
 # Forward the results of a (K)TAP file as PREFIX.NAME results, its plan as
@@ -234,6 +263,7 @@ mode_check() {
 		say "plan filter.matched"
 		say "not ok filter.matched # no test name starts with '$ordsched_filter'"
 	fi
+	odebug_check
 	kmemleak_check
 }
 
@@ -246,6 +276,7 @@ mode_warncheck() {
 	say "plan module.unload"
 	rmmod ordsched
 	res $? module.unload
+	odebug_check
 	kmemleak_check
 }
 
@@ -268,17 +299,27 @@ mode_run() {
 
 # Every fault of ordsched_fault (a list separated by commas) in one boot:
 # the host finds each one's report in the log. A hang never returns, so it
-# comes last, after the leak check.
+# comes last, after the leak checks; nokmemleak is no module, but
+# kmemleak turned off before a second leak check.
 mode_selfcheck() {
 	kmemleak_reset
 	for f in $(echo "$ordsched_fault" | tr , ' '); do
-		[ "$f" = hang ] && continue
+		case $f in hang | nokmemleak) continue ;; esac
 		say "plan faulty.$f"
 		insmod $MODDIR/ordsched_faulty.ko fault="$f"
 		res $? faulty.$f
 		rmmod ordsched_faulty
 	done
+	odebug_check
 	kmemleak_check
+	# kmemleak turned off (as it does itself after an internal error):
+	# the next check must fail, not pass for want of a scanner.
+	case ",$ordsched_fault," in
+	*,nokmemleak,*)
+		echo off > $KMEMLEAK 2>/dev/null
+		kmemleak_check kmemleak.off
+		;;
+	esac
 	case ",$ordsched_fault," in
 	*,hang,*)
 		say "plan faulty.hang"

@@ -25,7 +25,7 @@ SPLAT_RE+='|sleeping function called from invalid context|Call Trace:'
 # console messages, which may have held one.
 SPLAT_RE+='|detected expedited stalls|non-static key|invoked oom-killer'
 SPLAT_RE+='|page allocation failure|memory leak detector disabled'
-SPLAT_RE+='|printk messages dropped'
+SPLAT_RE+='|printk messages dropped|ODEBUG disabled'
 
 # The warnings the warncheck boot triggers on purpose. Each excuses the
 # one Call Trace: that follows it, no more (see evaluate()).
@@ -142,6 +142,8 @@ boot() {
 		kappend=
 		shift
 	fi
+	# The debug kernels are built with kmemleak: its leak check must run.
+	case $k in debug*) kappend+=" ordsched_kmemleak=required" ;; esac
 	rm -rf "$out" && mkdir -p "$out"
 	for attempt in 1 2; do
 		timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
@@ -346,7 +348,7 @@ selfcheck_caught() {
 selfcheck() { # selfcheck KERNEL
 	local k=$1 faults=warn,hang bad=0 label=$1/selfcheck
 	step "$k kernel: harness self-check (each fault must be caught)"
-	[ "${k%-rt}" = debug ] && faults=warn,leak,uaf,hang
+	[ "${k%-rt}" = debug ] && faults=warn,leak,uaf,odebug,nokmemleak,hang
 	boot "$k" selfcheck 300 "$label" nowarnpanic "ordsched_fault=$faults"
 	evaluate "$label"
 	timing "$label"
@@ -356,6 +358,8 @@ selfcheck() { # selfcheck KERNEL
 	if [ "${k%-rt}" = debug ]; then
 		selfcheck_caught leak '^not ok kmemleak.clean'
 		selfcheck_caught uaf 'KASAN:'
+		selfcheck_caught odebug '^not ok debug_objects.count # 1 debug-object'
+		selfcheck_caught nokmemleak '^not ok kmemleak.off # no kmemleak'
 	fi
 	[ $bad = 0 ] || sed 's/^/#   /' "$work/logs/$label/verdict"
 }

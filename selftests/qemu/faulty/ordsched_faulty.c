@@ -8,11 +8,14 @@
  *	warn	WARN_ON(1) at load
  *	leak	allocate at load and lose the pointer (kmemleak)
  *	uaf	read freed memory at load (KASAN)
+ *	odebug	activate a tracked object twice (debug objects: the report
+ *		is printed, and counted in debug_objects/stats)
  *	hang	block uninterruptibly at load (hung task, guest timeout)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bug.h>
+#include <linux/debugobjects.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -20,10 +23,30 @@
 
 static char *fault = "";
 module_param(fault, charp, 0444);
-MODULE_PARM_DESC(fault, "warn, leak, uaf or hang");
+MODULE_PARM_DESC(fault, "warn, leak, uaf, odebug or hang");
 
 /* Where a pointer is stored, so the compiler cannot drop the allocation. */
 static void *sink;
+
+static const struct debug_obj_descr faulty_descr = {
+	.name = "ordsched_faulty",
+};
+
+/* An object activated while active: one debug-object report. */
+static int faulty_odebug(void)
+{
+	void *p = kmalloc(64, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	debug_object_init(p, &faulty_descr);
+	debug_object_activate(p, &faulty_descr);
+	debug_object_activate(p, &faulty_descr);
+	debug_object_deactivate(p, &faulty_descr);
+	debug_object_free(p, &faulty_descr);
+	kfree(p);
+	return 0;
+}
 
 static int __init ordsched_faulty_init(void)
 {
@@ -45,6 +68,8 @@ static int __init ordsched_faulty_init(void)
 		kfree(p);
 		OPTIMIZER_HIDE_VAR(p);
 		pr_info("read after free: %d\n", READ_ONCE(p[8]));
+	} else if (!strcmp(fault, "odebug")) {
+		return faulty_odebug();
 	} else if (!strcmp(fault, "hang")) {
 		for (;;)
 			msleep(1000 * 1000);
