@@ -297,6 +297,18 @@ timing() {
 		}' "$out/results.log"
 }
 
+# skip_expected KERNEL NAME: is a skip of NAME on KERNEL listed in
+# $here/skips?
+skip_expected() {
+	local kglob nglob
+	while read -r kglob nglob _; do
+		case $kglob in '' | '#'*) continue ;; esac
+		# shellcheck disable=SC2053 # globs, on purpose
+		[[ $1 == $kglob && $2 == $nglob ]] && return 0
+	done < "$here/skips"
+	return 1
+}
+
 # judge KERNEL LABEL [EXPECTED_RE]: print every result of a boot, with
 # diagnostics (guest log, splats, console tail) when anything failed, and
 # where its time went.
@@ -308,7 +320,13 @@ judge() {
 		case "$line" in
 		"not ok "*) st="not ok" rest=${line#not ok } bad=1 ;;
 		"ok "*) st=ok rest=${line#ok } ;;
-		"skip "*) st=skip rest=${line#skip } ;;
+		"skip "*)
+			st=skip rest=${line#skip }
+			if ! skip_expected "$k" "${rest%% *}"; then
+				st="not ok" bad=1
+				rest="${rest%% *} # skipped, and not a skip listed in selftests/qemu/skips:${rest#"${rest%% *}"}"
+			fi
+			;;
 		esac
 		result "$st" "$k: $rest"
 	done < "$out/verdict"
