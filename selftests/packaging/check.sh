@@ -8,12 +8,16 @@
 #               newest non-RT headers by version order (fake /usr/src trees)
 #   32bit       a 32-bit kernel is refused at build time, with the reason
 #   install     make install into a staging root installs exactly the
-#               README's list, and a dependent module builds against the
-#               installed headers and Module.symvers
+#               README's list, a program links (shared and static) and
+#               runs against the installed library, and a dependent
+#               module builds against the installed headers and
+#               Module.symvers
 #   uninstall   make uninstall leaves no file behind
 #   deb         make deb builds the four packages; lintian finds no error
-#   debs        the four unpack together (no file in two), and only
-#               ordsched-dkms has DKMS's source folder, Depends and scripts
+#   debs        the four unpack together (no file in two), only
+#               ordsched-dkms has DKMS's source folder, Depends and
+#               scripts, and a program builds with pkg-config's flags
+#               against the unpacked -dev and runs on its library
 #   dkms        DKMS builds the module from ordsched-dkms's source tree
 #   version     dkms.conf and debian/changelog say the same version, and
 #               the library the version of its newest symbol node
@@ -31,7 +35,7 @@ kver=$(cat "$kdir/include/config/kernel.release")
 work=$build/packaging
 failed=0
 
-pkgs=(dpkg-dev debhelper dh-dkms dkms lintian fakeroot python3 zlib1g-dev)
+pkgs=(dpkg-dev debhelper dh-dkms dkms lintian fakeroot python3 zlib1g-dev pkgconf)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
@@ -135,6 +139,7 @@ check_install() {
 	[ -z "$f" ] || { echo "libordsched.a defines:" $f; n=1; }
 	[ $n = 0 ] || return 1
 	installed_client "$stage$prefix" || return 1
+	linked_client "$stage$prefix/include" "$stage$prefix/lib" || return 1
 	dependent_module "$stage$prefix/src/ordsched"
 }
 
@@ -145,6 +150,50 @@ installed_client() { # installed_client PREFIX
 		'int main(void) { return !(ORDSCHED_FEAT_RING && ORDSCHED_NO_DEADLINE); }' |
 		cc -std=c11 -Wall -Werror -I "$1/include" -fsyntax-only -x c - ||
 		{ echo "a client does not compile against $1/include"; return 1; }
+}
+
+# A program of a user's, linked against the installed library, shared
+# (with pkg-config's flags when a .pc folder and its sysroot are given)
+# and static, then run: ordsched_open() must answer as the header says
+# where no module is loaded (-ENOENT), and the shared build must load
+# LIBDIR's library.
+linked_client() { # linked_client INCLUDEDIR LIBDIR [PCDIR SYSROOT]
+	local dir=$work/linked flags
+	rm -rf "$dir" && mkdir -p "$dir"
+	cat > "$dir/client.c" <<-'EOF'
+	#define _POSIX_C_SOURCE 200809L
+	#include <errno.h>
+	#include <stdio.h>
+	#include <unistd.h>
+	#include <libordsched.h>
+	int main(void)
+	{
+		struct ordsched *os;
+		int ret = ordsched_open(&os);
+
+		if (!ret) {
+			ordsched_close(os);
+			return 0;
+		}
+		printf("ordsched_open: %d\n", ret);
+		return access("/dev/ordsched", F_OK) ? ret != -ENOENT : 0;
+	}
+	EOF
+	flags="-I$1 -L$2 -lordsched"
+	if [ -n "${3:-}" ]; then
+		flags=$(PKG_CONFIG_PATH=$3 PKG_CONFIG_SYSROOT_DIR=$4 \
+			pkg-config --cflags --libs libordsched) || return 1
+		echo "pkg-config: $flags"
+	fi
+	# shellcheck disable=SC2086 # the flags are words
+	cc -std=c11 -Wall -Werror -o "$dir/shared" "$dir/client.c" $flags ||
+		return 1
+	LD_LIBRARY_PATH=$2 ldd "$dir/shared" | grep -q "libordsched.so.1 => $2/" ||
+		{ echo "the program does not load $2's library:"; LD_LIBRARY_PATH=$2 ldd "$dir/shared"; return 1; }
+	LD_LIBRARY_PATH=$2 "$dir/shared" || { echo "shared: exit $?"; return 1; }
+	cc -std=c11 -Wall -Werror -o "$dir/static" "$dir/client.c" -I"$1" \
+		"$2/libordsched.a" -lpthread || return 1
+	"$dir/static" || { echo "static: exit $?"; return 1; }
 }
 
 # A module of a user's, built against the installed headers and symbols.
@@ -211,7 +260,11 @@ check_debs() {
 	rm -rf "$root" && mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 	touch "$root/var/lib/dpkg/status"
 	dpkg --root="$root" --force-depends --unpack "$top"/build/deb/*.deb || n=1
-	[ $n = 0 ]
+	[ $n = 0 ] || return 1
+	# A program built and run against what libordsched-dev and
+	# libordsched1 put there, as pkg-config gives it.
+	f=$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	linked_client "$root/usr/include" "$f" "$f/pkgconfig" "$root"
 }
 
 check_dkms() {
