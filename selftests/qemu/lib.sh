@@ -297,14 +297,14 @@ timing() {
 		}' "$out/results.log"
 }
 
-# skip_expected KERNEL NAME: is a skip of NAME on KERNEL listed in
-# $here/skips?
+# skip_expected KERNEL NAME REASON: is a skip of NAME on KERNEL, for
+# REASON, listed in $here/skips?
 skip_expected() {
-	local kglob nglob
-	while read -r kglob nglob _; do
+	local kglob nglob rglob
+	while IFS=$'\t' read -r kglob nglob rglob; do
 		case $kglob in '' | '#'*) continue ;; esac
 		# shellcheck disable=SC2053 # globs, on purpose
-		[[ $1 == $kglob && $2 == $nglob ]] && return 0
+		[[ $1 == $kglob && $2 == $nglob && $3 == $rglob ]] && return 0
 	done < "$here/skips"
 	return 1
 }
@@ -313,7 +313,7 @@ skip_expected() {
 # diagnostics (guest log, splats, console tail) when anything failed, and
 # where its time went.
 judge() {
-	local k=$1 label=$2 out=$work/logs/$2 line st rest bad=0 first
+	local k=$1 label=$2 out=$work/logs/$2 line st rest why bad=0 first
 	evaluate "$label" "${3:-}"
 	timing "$label"
 	while IFS= read -r line; do
@@ -322,7 +322,9 @@ judge() {
 		"ok "*) st=ok rest=${line#ok } ;;
 		"skip "*)
 			st=skip rest=${line#skip }
-			if ! skip_expected "$k" "${rest%% *}"; then
+			why=
+			[[ $rest == *" # "* ]] && why=${rest#*" # "}
+			if ! skip_expected "$k" "${rest%% *}" "$why"; then
 				st="not ok" bad=1
 				rest="${rest%% *} # skipped, and not a skip listed in selftests/qemu/skips:${rest#"${rest%% *}"}"
 			fi
@@ -374,7 +376,7 @@ selfcheck() { # selfcheck KERNEL
 	selfcheck_caught warn 'WARNING:.* ordsched_faulty_init\+'
 	selfcheck_caught hang 'blocked for more than|^not ok guest.finished # timed out'
 	if [ "${k%-rt}" = debug ]; then
-		selfcheck_caught leak '^not ok kmemleak.clean'
+		selfcheck_caught leak '^not ok kmemleak.clean$'
 		selfcheck_caught uaf 'KASAN:'
 		selfcheck_caught odebug '^not ok debug_objects.count # 1 debug-object'
 		selfcheck_caught nokmemleak '^not ok kmemleak.off # no kmemleak'
