@@ -31,6 +31,15 @@
  * deadlock without sorting, rollups take an outer lock first; every other
  * path holds at most one bucket lock at a time.
  *
+ * Out of flight before the keys count: a task leaves its keys and leaves
+ * flight (may be queued again) under the locks of all its buckets, and
+ * only then are the keys it handed on counted in the tasks behind it. A
+ * rollup is made ready by whichever of its keys comes last, from another
+ * task on another CPU, and may run at once: any task that handed it a key
+ * before must be out of flight by then, as the header promises. A task
+ * with several keys, run or cancelled, so takes the outer lock and all its
+ * bucket locks, as it did to queue.
+ *
  * A task runs on the workqueue as its own work item, so a hot key holds
  * at most one worker at a time and other keys' tasks are queued beside
  * it, never behind it.
@@ -146,8 +155,10 @@ static bool keyed_enqueue(struct ordsched_keyed *kx, struct keyed_bucket *b,
 }
 
 /*
- * @tok heads its key and its task has run: hand the key to the next token.
- * Return: the next token's task if that made it ready, else NULL.
+ * @tok heads its key and its task is done with it (ran, or cancelled):
+ * hand the key to the next token. Return: the next token's task, which
+ * now holds one more key, for the caller to count once @tok's task is
+ * out of flight (keyed_out_of_flight()); NULL if the key is idle now.
  */
 static struct ordsched_keyed_task *keyed_dequeue(struct ordsched_keyed *kx,
 						 struct keyed_bucket *b,
@@ -167,7 +178,7 @@ static struct ordsched_keyed_task *keyed_dequeue(struct ordsched_keyed *kx,
 	list_del(&tok->node);
 	hlist_add_before(&next->hnode, &tok->hnode);
 	hlist_del_init(&tok->hnode);
-	return atomic_dec_and_test(&next->task->waiting) ? next->task : NULL;
+	return next->task;
 }
 
 static void keyed_dispatch(struct ordsched_keyed *kx,
@@ -178,44 +189,47 @@ static void keyed_dispatch(struct ordsched_keyed *kx,
 }
 
 /*
- * Hand on every key of @task, which has run; the tasks this made ready are
- * stored in @ready, for the caller to dispatch once @task is out of flight.
+ * Take @task, whose tokens are off their keys, out of flight, then count
+ * for each of the @n tasks in @next the key it was handed: those that now
+ * hold all their keys are moved to the front of @next, for the caller to
+ * dispatch once it has unlocked. Called with the buckets of all of
+ * @task's keys locked.
+ *
+ * The header promises a task that a task which handed it a key is out of
+ * flight (it may queue that one again, cancel it or free its tokens).
+ * Counting after the store keeps that promise whoever brings a rollup's
+ * count to 0: a rollup's last key may come from another task, on another
+ * CPU, while the one that handed it an earlier key still runs this. And
+ * with the buckets held from the hand-over to the count, no cancel can
+ * withdraw a task of @next (and its caller free it) in between.
+ * Return: how many tasks of @next are ready.
  */
-static unsigned int keyed_release(struct ordsched_keyed *kx,
-				  struct ordsched_keyed_task *task,
-				  struct ordsched_keyed_task **ready)
+static unsigned int keyed_out_of_flight(struct ordsched_keyed_task *task,
+					struct ordsched_keyed_task **next,
+					unsigned int n)
 {
-	unsigned int i, n = 0;
-
-	for (i = 0; i < task->nr_keys; i++) {
-		struct ordsched_keyed_token *tok = &task->tokens[i];
-		struct keyed_bucket *b = keyed_bucket(kx, tok->key);
-
-		spin_lock_bh(&b->lock);
-		ready[n] = keyed_dequeue(kx, b, tok);
-		spin_unlock_bh(&b->lock);
-		n += !!ready[n];
-	}
-	return n;
-}
-
-/*
- * Take @task out of flight, then dispatch the @n tasks its keys made
- * ready: the header promises them that it is out of flight, so they may
- * queue it again, cancel it or free its tokens.
- */
-static void keyed_hand_on(struct ordsched_keyed *kx,
-			  struct ordsched_keyed_task *task,
-			  struct ordsched_keyed_task **ready, unsigned int n)
-{
-	unsigned int i;
+	unsigned int i, ready = 0;
 
 	/*
 	 * It may be queued again from here (the cmpxchg in
 	 * ordsched_keyed_queue() sees our stores), and a cancel no longer
-	 * looks at its tokens.
+	 * looks at its tokens. The fully ordered decrements below order this
+	 * store before the count that makes any of @next ready.
 	 */
 	smp_store_release(&task->nr_keys, 0);
+	for (i = 0; i < n; i++) {
+		if (atomic_dec_and_test(&next[i]->waiting))
+			next[ready++] = next[i];
+	}
+	return ready;
+}
+
+static void keyed_dispatch_all(struct ordsched_keyed *kx,
+			       struct ordsched_keyed_task **ready,
+			       unsigned int n)
+{
+	unsigned int i;
+
 	for (i = 0; i < n; i++)
 		keyed_dispatch(kx, ready[i]);
 }
@@ -262,6 +276,105 @@ static void keyed_uncount(struct ordsched_keyed *kx, unsigned int color)
 		wake_up_all(&kx->waitq);
 }
 
+/* Whether key @i is the first of @keys in its bucket. */
+static bool keyed_first_in_bucket(struct ordsched_keyed *kx, const u64 *keys,
+				  unsigned int i)
+{
+	struct keyed_bucket *b = keyed_bucket(kx, keys[i]);
+	unsigned int j;
+
+	for (j = 0; j < i; j++) {
+		if (keyed_bucket(kx, keys[j]) == b)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Lock the buckets of all @n keys, each once. Sparse cannot count a
+ * variable number of locks: __release() and __acquire() below only keep
+ * its books balanced per iteration; lockdep checks the real thing. The
+ * keys are the caller's copy: a task taken out of flight under these
+ * locks may be queued again with other keys before they are unlocked.
+ */
+static void keyed_lock_all(struct ordsched_keyed *kx, const u64 *keys,
+			   unsigned int n)
+	__acquires(&kx->rollup_lock)
+{
+	unsigned int i;
+
+	spin_lock_bh(&kx->rollup_lock);
+	for (i = 0; i < n; i++) {
+		spinlock_t *lock = &keyed_bucket(kx, keys[i])->lock;
+
+		if (keyed_first_in_bucket(kx, keys, i)) {
+			spin_lock_nest_lock(lock, &kx->rollup_lock);
+			__release(lock);
+		}
+	}
+}
+
+static void keyed_unlock_all(struct ordsched_keyed *kx, const u64 *keys,
+			     unsigned int n)
+	__releases(&kx->rollup_lock)
+{
+	unsigned int i = n;
+
+	while (i--) {
+		spinlock_t *lock = &keyed_bucket(kx, keys[i])->lock;
+
+		if (keyed_first_in_bucket(kx, keys, i)) {
+			__acquire(lock);
+			spin_unlock(lock);
+		}
+	}
+	spin_unlock_bh(&kx->rollup_lock);
+}
+
+/* Copy the keys of @task's @n tokens into @keys. */
+static void keyed_keys(const struct ordsched_keyed_task *task, u64 *keys,
+		       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		keys[i] = task->tokens[i].key;
+}
+
+/*
+ * Hand on every key of @task, which has run, and take it out of flight
+ * (keyed_out_of_flight()), all under the locks of its buckets: the
+ * tasks this made ready are stored in @ready, for the caller to dispatch.
+ */
+static unsigned int keyed_release(struct ordsched_keyed *kx,
+				  struct ordsched_keyed_task *task,
+				  struct ordsched_keyed_task **ready)
+{
+	unsigned int i, n = 0, nr_keys = task->nr_keys;
+	u64 keys[ORDSCHED_KEYED_MAX_KEYS];
+
+	if (nr_keys == 1) {
+		struct keyed_bucket *b = keyed_bucket(kx, task->tokens[0].key);
+
+		spin_lock_bh(&b->lock);
+		ready[0] = keyed_dequeue(kx, b, &task->tokens[0]);
+		n = keyed_out_of_flight(task, ready, !!ready[0]);
+		spin_unlock_bh(&b->lock);
+		return n;
+	}
+	keyed_keys(task, keys, nr_keys);
+	keyed_lock_all(kx, keys, nr_keys);
+	for (i = 0; i < nr_keys; i++) {
+		struct ordsched_keyed_token *tok = &task->tokens[i];
+
+		ready[n] = keyed_dequeue(kx, keyed_bucket(kx, tok->key), tok);
+		n += !!ready[n];
+	}
+	n = keyed_out_of_flight(task, ready, n);
+	keyed_unlock_all(kx, keys, nr_keys);
+	return n;
+}
+
 static void keyed_work_fn(struct work_struct *work)
 {
 	struct ordsched_keyed_task *task =
@@ -273,11 +386,11 @@ static void keyed_work_fn(struct work_struct *work)
 
 	trace_ordsched_keyed_run(kx->inst.id, task);
 	task->fn(task);
-	n = keyed_release(kx, task, ready);
 	this_cpu_inc(kx->stats->ran);
 	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
-	/* From here on the task is the caller's. */
-	keyed_hand_on(kx, task, ready, n);
+	/* Once this returns the task is the caller's. */
+	n = keyed_release(kx, task, ready);
+	keyed_dispatch_all(kx, ready, n);
 	if (done)
 		done(task);
 	/* ordsched_keyed_destroy() waits for this section with RCU. */
@@ -286,63 +399,10 @@ static void keyed_work_fn(struct work_struct *work)
 	rcu_read_unlock();
 }
 
-/* Whether token @i is the first of @task's tokens in its bucket. */
-static bool keyed_first_in_bucket(struct ordsched_keyed *kx,
-				  struct ordsched_keyed_token *toks,
-				  unsigned int i)
-{
-	struct keyed_bucket *b = keyed_bucket(kx, toks[i].key);
-	unsigned int j;
-
-	for (j = 0; j < i; j++) {
-		if (keyed_bucket(kx, toks[j].key) == b)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Lock the buckets of all @n tokens, each once. Sparse cannot count a
- * variable number of locks: __release() and __acquire() below only keep
- * its books balanced per iteration; lockdep checks the real thing.
- */
-static void keyed_lock_all(struct ordsched_keyed *kx,
-			   struct ordsched_keyed_token *toks, unsigned int n)
-	__acquires(&kx->rollup_lock)
-{
-	unsigned int i;
-
-	spin_lock_bh(&kx->rollup_lock);
-	for (i = 0; i < n; i++) {
-		spinlock_t *lock = &keyed_bucket(kx, toks[i].key)->lock;
-
-		if (keyed_first_in_bucket(kx, toks, i)) {
-			spin_lock_nest_lock(lock, &kx->rollup_lock);
-			__release(lock);
-		}
-	}
-}
-
-static void keyed_unlock_all(struct ordsched_keyed *kx,
-			     struct ordsched_keyed_token *toks, unsigned int n)
-	__releases(&kx->rollup_lock)
-{
-	unsigned int i = n;
-
-	while (i--) {
-		spinlock_t *lock = &keyed_bucket(kx, toks[i].key)->lock;
-
-		if (keyed_first_in_bucket(kx, toks, i)) {
-			__acquire(lock);
-			spin_unlock(lock);
-		}
-	}
-	spin_unlock_bh(&kx->rollup_lock);
-}
-
 /* Queue the task's tokens; return how many head their key at once. */
 static unsigned int keyed_enqueue_all(struct ordsched_keyed *kx,
-				      struct ordsched_keyed_task *task)
+				      struct ordsched_keyed_task *task,
+				      const u64 *keys)
 {
 	struct ordsched_keyed_token *toks = task->tokens;
 	unsigned int i, heads = 0;
@@ -355,11 +415,11 @@ static unsigned int keyed_enqueue_all(struct ordsched_keyed *kx,
 		spin_unlock_bh(&b->lock);
 		return heads;
 	}
-	keyed_lock_all(kx, toks, task->nr_keys);
+	keyed_lock_all(kx, keys, task->nr_keys);
 	for (i = 0; i < task->nr_keys; i++)
 		heads += keyed_enqueue(kx, keyed_bucket(kx, toks[i].key),
 				       &toks[i]);
-	keyed_unlock_all(kx, toks, task->nr_keys);
+	keyed_unlock_all(kx, keys, task->nr_keys);
 	return heads;
 }
 
@@ -424,7 +484,7 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 	if (nr_keys > 1)
 		this_cpu_inc(kx->stats->rollups);
 
-	heads = keyed_enqueue_all(kx, task);
+	heads = keyed_enqueue_all(kx, task, keys);
 	if (heads < nr_keys)
 		this_cpu_inc(kx->stats->parked);
 	trace_ordsched_keyed_queue(kx->inst.id, task, keys[0], nr_keys, heads);
@@ -443,12 +503,12 @@ static bool keyed_is_head(struct ordsched_keyed_token *tok)
 
 /*
  * Take every token of @task off its key, as if the task had run; the
- * tasks this makes ready are stored in @ready. Called with all the task's
- * buckets locked.
+ * tasks handed a key are stored in @next (see keyed_dequeue()). Called
+ * with all the task's buckets locked.
  */
 static unsigned int keyed_withdraw(struct ordsched_keyed *kx,
 				   struct ordsched_keyed_task *task,
-				   struct ordsched_keyed_task **ready)
+				   struct ordsched_keyed_task **next)
 {
 	unsigned int i, n = 0;
 
@@ -456,9 +516,9 @@ static unsigned int keyed_withdraw(struct ordsched_keyed *kx,
 		struct ordsched_keyed_token *tok = &task->tokens[i];
 
 		if (keyed_is_head(tok)) {
-			ready[n] = keyed_dequeue(kx, keyed_bucket(kx, tok->key),
-						 tok);
-			n += !!ready[n];
+			next[n] = keyed_dequeue(kx, keyed_bucket(kx, tok->key),
+						tok);
+			n += !!next[n];
 		} else {
 			list_del(&tok->node);
 		}
@@ -470,23 +530,25 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 			   struct ordsched_keyed_task *task)
 {
 	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
-	unsigned int nr_ready = 0, nr_keys, color;
+	unsigned int nr_ready = 0, nr_keys, color = 0;
+	u64 keys[ORDSCHED_KEYED_MAX_KEYS];
 	bool cancelled = false;
 	int waiting;
 
 	lockdep_assert_irqs_enabled();
 	/*
-	 * Read once: a task that finishes meanwhile sets it to 0 after it
+	 * Read once: a task that finishes meanwhile sets it to 0 once it
 	 * handed its keys on, and the buckets locked are the ones unlocked.
 	 */
 	nr_keys = READ_ONCE(task->nr_keys);
 	if (task->kx != kx || !nr_keys)
 		return false;
 	/* With the task's buckets held, none of its tokens can move. */
-	keyed_lock_all(kx, task->tokens, nr_keys);
+	keyed_keys(task, keys, nr_keys);
+	keyed_lock_all(kx, keys, nr_keys);
 	/*
-	 * Withdrawn by another cancel, which held these locks before us and
-	 * has not cleared @nr_keys yet: nothing left to do. Waiting for some
+	 * Withdrawn by another cancel, which held these locks before us:
+	 * nothing left to do. Waiting for some
 	 * key: its tokens are ours to withdraw. Ready: the task is queued on
 	 * the workqueue or about to be, by whoever brought it to 0, once
 	 * that thread has left the bucket lock. Not queued yet, it will run:
@@ -502,20 +564,23 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 			 cancel_work(&task->work)))) {
 		nr_ready = keyed_withdraw(kx, task, ready);
 		atomic_set(&task->waiting, KEYED_WITHDRAWN);
+		color = task->color;
+		debug_object_deactivate(keyed_debug_obj(task),
+					&keyed_task_debug_descr);
+		/*
+		 * Withdrawn: a second cancel finds nothing to do, and the
+		 * task may be queued again; only then do the tasks behind it
+		 * count their keys.
+		 */
+		nr_ready = keyed_out_of_flight(task, ready, nr_ready);
 		cancelled = true;
 	}
-	keyed_unlock_all(kx, task->tokens, nr_keys);
+	keyed_unlock_all(kx, keys, nr_keys);
 	if (!cancelled)
 		return false;
-	color = task->color;
-	debug_object_deactivate(keyed_debug_obj(task), &keyed_task_debug_descr);
 	this_cpu_inc(kx->stats->cancelled);
 	trace_ordsched_keyed_cancel(kx->inst.id, task);
-	/*
-	 * Withdrawn: a second cancel finds nothing to do, and the task may
-	 * be queued again; only then do the tasks behind it start.
-	 */
-	keyed_hand_on(kx, task, ready, nr_ready);
+	keyed_dispatch_all(kx, ready, nr_ready);
 	/*
 	 * A flush or destroy that sees this color drained may return at
 	 * once; ordsched_keyed_destroy() waits for this section with RCU.

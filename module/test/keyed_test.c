@@ -829,6 +829,159 @@ static void handon_requeue_cancel(struct ktest *t)
 }
 
 /*
+ * Out of flight before a rollup that a key of it completes can run, when
+ * that rollup's last key comes from another task. T (key 1) and Q (key
+ * 2) run; rollup S waits on both. T finishes and hands key 1 to S; Q
+ * then hands key 2, which makes S ready on Q's worker, and S, which may
+ * take T to be out of flight (its key was handed on), queues T again.
+ * T's worker used to leave flight only after handing its keys on one
+ * bucket at a time: held between the two (here at its debug-object
+ * deactivation, a kretprobe for T's object only), S ran meanwhile and
+ * was refused. Now T leaves its keys and flight under its bucket locks
+ * and counts the key in S only then: during the hold, S cannot become
+ * ready at all. The hold lasts until S ran or 1 s; a round counts when
+ * Q handed its key on during the hold.
+ */
+struct rollup_hold {
+	struct ordsched_keyed *kx;
+	struct log *log;
+	struct log_task q, t;
+	struct ordsched_keyed_task s;
+	struct ordsched_keyed_token s_tokens[2];
+	struct kretprobe krp;
+	struct completion q_go, t_go;
+	bool requeued;
+	atomic_t s_ran, q_done, holding, held_over;
+};
+
+static void rollup_hold_s_fn(struct ordsched_keyed_task *task)
+{
+	struct rollup_hold *h = container_of(task, struct rollup_hold, s);
+	u64 key = 3;
+
+	h->requeued = ordsched_keyed_queue(h->kx, &h->t.task, &key, 1);
+	atomic_set(&h->s_ran, 1);
+}
+
+static void rollup_hold_q_done(struct ordsched_keyed_task *task)
+{
+	struct rollup_hold *h = container_of(task, struct rollup_hold,
+					     q.task);
+
+	atomic_set(&h->q_done, 1);
+	log_done(task);
+}
+
+/* debug_object_deactivate(addr, descr): only T's object, its first time. */
+static int rollup_hold_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct rollup_hold *h = container_of(get_kretprobe(ri),
+					     struct rollup_hold, krp);
+
+	if ((void *)regs_get_kernel_argument(regs, 0) != &h->t.task.waiting)
+		return 1;
+	return atomic_cmpxchg(&h->holding, 0, 1) != 0;
+}
+
+/* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
+static int rollup_hold_hold(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct rollup_hold *h = container_of(get_kretprobe(ri),
+					     struct rollup_hold, krp);
+	u64 until = ktime_get_mono_fast_ns() + NSEC_PER_SEC;
+
+	while (!atomic_read(&h->s_ran) && ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+	atomic_set(&h->held_over, atomic_read(&h->q_done));
+	atomic_set(&h->holding, 2);
+	return 0;
+}
+
+static void rollup_hold_round(struct ktest *t, struct rollup_hold *h)
+{
+	u64 keys[2] = { 1, 2 };
+	unsigned long until;
+
+	atomic_set(&h->s_ran, 0);
+	atomic_set(&h->q_done, 0);
+	atomic_set(&h->held_over, 0);
+	atomic_set(&h->holding, 0);
+	h->requeued = false;
+	init_completion(&h->q_go);
+	init_completion(&h->t_go);
+	log_task_init(&h->q, h->log, 0);
+	log_task_init(&h->t, h->log, 1);
+	h->q.task.done = rollup_hold_q_done;
+	h->q.hold = &h->q_go;
+	h->t.hold = &h->t_go;
+	ordsched_keyed_task_init(&h->s, rollup_hold_s_fn, NULL, h->s_tokens,
+				 ARRAY_SIZE(h->s_tokens));
+	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->q.task, &keys[1], 1));
+	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->t.task, &keys[0], 1));
+	KT_EXPECT(t, started(&h->q, 5 * HZ) && started(&h->t, 5 * HZ));
+	/* S waits for T on key 1 and for Q on key 2. */
+	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->s, keys, 2));
+	complete_all(&h->t_go);
+	until = jiffies + 5 * HZ;
+	while (atomic_read(&h->holding) != 1 && time_before(jiffies, until))
+		usleep_range(50, 100);
+	complete_all(&h->q_go);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->kx), 0);
+	KT_EXPECT_EQ(t, atomic_read(&h->s_ran), 1);
+	/* T's second run, on key 3, passed its completed gate. */
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->kx), 0);
+}
+
+static void rollup_last_key_after_flight(struct ktest *t)
+{
+	unsigned int round, held = 0;
+	struct rollup_hold *h;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS (the hold's hook)");
+		return;
+	}
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!KT_EXPECT(t, h))
+		return;
+	h->log = kzalloc(sizeof(*h->log), GFP_KERNEL);
+	h->kx = ordsched_keyed_create(NULL);
+	if (!KT_EXPECT(t, h->log && !IS_ERR(h->kx)))
+		goto out;
+	h->krp.kp.symbol_name = "debug_object_deactivate";
+	h->krp.entry_handler = rollup_hold_entry;
+	h->krp.handler = rollup_hold_hold;
+	h->krp.maxactive = 8;
+	if (register_kretprobe(&h->krp)) {
+		ktest_skip(t, "no kretprobe on debug_object_deactivate");
+		goto out;
+	}
+	/* Q's worker may wait behind the held one: then try again. */
+	for (round = 0; round < 5 && !held && !t->failed; round++) {
+		atomic_set(&h->log->pos, 0);
+		rollup_hold_round(t, h);
+		held = atomic_read(&h->held_over);
+		KT_EXPECT(t, h->requeued);
+	}
+	unregister_kretprobe(&h->krp);
+	if (!held)
+		ktest_skip(t, "the last key never came during the hold");
+	else
+		ktest_diag(t, "held in round %u: re-queue %s", round,
+			   h->requeued ? "accepted" : "refused");
+out:
+	ordsched_keyed_destroy(h->kx);
+	kfree(h->log);
+	kfree(h);
+}
+
+/*
  * A cancel of a task that its predecessor's keys just made ready, while
  * the predecessor's worker is about to queue it: "either this returns
  * true and the task will not run, or the task ... will run and this
@@ -1052,6 +1205,7 @@ static const struct ktest_case keyed_cases[] = {
 	KT_CASE(handon_requeue_work),
 	KT_CASE(handon_requeue_cancel),
 	KT_CASE(cancel_meets_dispatch),
+	KT_CASE(rollup_last_key_after_flight),
 	KT_END
 };
 
