@@ -39,10 +39,12 @@
  *	X_flush()	wait for the items handed over before the call and
  *			for no later one (but a flush of the keyed executor
  *			or of delays that waits for another flush first also
- *			waits for what comes meanwhile, and a sequencer's or
+ *			waits for what comes meanwhile, a sequencer's or
  *			pipeline's returns when the drain that ran its last
- *			item ends, which may run later items first: see
- *			there); killable: 0 or -EINTR
+ *			item ends, which may run later items first, and the
+ *			spreader's waits until its producer is dry, so kicks
+ *			during the wait extend it: see there); killable: 0
+ *			or -EINTR
  *	X_destroy()	drain and free: returns only when nothing of the
  *			instance runs or will run, so the module that owns
  *			the callbacks may unload right after it. Work whose

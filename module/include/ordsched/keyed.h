@@ -278,14 +278,18 @@ void ordsched_keyed_get_stats(const struct ordsched_keyed *kx,
  *
  * Context: any context.
  * Return: the number of live keys; exact once the executor is idle, when
- * it is 0.
+ * it is 0. While tasks come and go, an estimate: the two counters are
+ * summed CPU by CPU, and a key may be counted reclaimed on one CPU before
+ * its creation on another is read; 0 then, not a difference wrapped
+ * around below 0.
  */
 static inline u64 ordsched_keyed_live_keys(const struct ordsched_keyed *kx)
 {
 	struct ordsched_keyed_stats st;
 
 	ordsched_keyed_get_stats(kx, &st);
-	return st.keys_created - st.keys_reclaimed;
+	return st.keys_created > st.keys_reclaimed ?
+	       st.keys_created - st.keys_reclaimed : 0;
 }
 
 #endif /* _ORDSCHED_KEYED_H */
