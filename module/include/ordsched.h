@@ -58,10 +58,15 @@
  *			executor log every 10 s while they wait, naming the
  *			instance (a pipeline's sequencer bears its name, a
  *			stream is named by its set); delays and the
- *			spreader wait without logging. Nobody may queue
- *			or cancel from outside the instance's callbacks
- *			once destroy is called: a call that has not
- *			returned may still use the instance.
+ *			spreader wait without logging. Once destroy is
+ *			called, nobody may queue or cancel from outside
+ *			the instance's callbacks (but what a part's
+ *			destroy names, such as the hand-ins of a
+ *			sequencer's tickets taken before), nor flush it
+ *			or read its stats or state; and a cancel, flush
+ *			or read made before must have returned: destroy
+ *			does not wait for them, and they may still use
+ *			the instance.
  *
  * Each part's header opens with its contexts and its memory ordering; in
  * all of them, the stores made before handing an item over are visible to

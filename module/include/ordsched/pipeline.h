@@ -74,7 +74,10 @@ struct ordsched_pipeline_ops {
  * @wq: workqueue for the parallel steps and hand-offs (NULL: ordsched's
  *	own unbound workqueue)
  * @ring_order: as in &struct ordsched_seq_params; the window is the most
- *	jobs in flight
+ *	jobs in flight, counting each from its queueing until the serial
+ *	steps of it and of every job queued before it have run (a job
+ *	cancelled, or past its serial step, keeps its place in the window
+ *	until then)
  * @budget: as in &struct ordsched_seq_params
  */
 struct ordsched_pipeline_params {
@@ -122,13 +125,15 @@ void ordsched_pipeline_destroy(struct ordsched_pipeline *pl);
  *
  * Context: any context but hard interrupt.
  * Return: true, or false if the pipeline already has as many jobs in
- * flight as its window holds (the job is not queued), or, on a kernel
- * with debug objects, if the job's parallel step has not returned yet
- * (reported: a bug in the caller). A job queued again once its parallel
- * step has returned but before its serial step ran is a bug too, caught
- * later on such a kernel: this returns true, and its second parallel
- * step's hand-in to the sequencer is reported and cancelled (that
- * queueing gets no serial step).
+ * flight as its window holds (as @ring_order counts them: the job is not
+ * queued), or, on a kernel with debug objects, if the job's parallel step
+ * has not returned yet (reported: a bug in the caller). A job queued
+ * again once its parallel step has returned but before its serial step
+ * ran is a bug too, which such a kernel catches only while the first
+ * serial step is still waiting for its turn: this returns true, and the
+ * second parallel step's hand-in to the sequencer is reported and
+ * cancelled (that queueing gets no serial step); if the first serial
+ * step ran meanwhile, the job gets two serial steps, unreported.
  */
 bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
 			     struct ordsched_job *job);

@@ -177,7 +177,8 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
  * every item parked for the following tickets, up to the sequencer's
  * budget, past which a work item takes over. Only while the thread that
  * moved the tail onto @ticket is still in its drain may that thread run
- * @item instead (and the call return before it ran). Otherwise the item
+ * @item instead (and the call return before it ran), or, when that drain
+ * has used up its budget, hand it to the work item. Otherwise the item
  * is parked and the call returns at once. Stores before the call are
  * visible to @item's function.
  *
