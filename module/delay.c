@@ -1874,6 +1874,18 @@ static bool delay_sync_free(struct ordsched_delay *d,
 	return free;
 }
 
+/* Is the current thread running @task's function (or @cancelled)? */
+static bool delay_sync_self(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task)
+{
+	bool self = false;
+
+	raw_spin_lock_irq(&d->lock);
+	delay_task_busy(d, task, &self);
+	raw_spin_unlock_irq(&d->lock);
+	return self;
+}
+
 static bool delay_sync_idle(struct ordsched_delay *d,
 			    struct ordsched_delay_task *task)
 {
@@ -1906,6 +1918,16 @@ static bool delay_cancel_sync(struct ordsched_delay *d,
 		if (!mine || !task->cancelling)
 			break;
 		delay_unlock(d, base, U64_MAX, flags);
+		/*
+		 * From the task's own function, while the cancel_sync whose
+		 * turn it is waits for that function: waiting for the turn
+		 * would wait for ourselves (both threads hung). That one
+		 * takes the task back; this one only warns.
+		 */
+		if (delay_sync_self(d, task)) {
+			WARN_ONCE(1, "ordsched: cancel_sync of a delayed task from its own function\n");
+			return false;
+		}
 		wait_event(d->idle, delay_sync_free(d, task));
 	}
 	if (!mine) {

@@ -1040,6 +1040,101 @@ out:
 }
 
 /*
+ * cancel_sync from the task's own function cannot wait for itself: it
+ * warns and returns (delay.h). Also while another cancel_sync of the task
+ * holds the turn and waits for that very function: the call used to wait
+ * for that one's turn first, and both threads hung. Two rounds, without
+ * and with that other one; each warns once, on purpose.
+ */
+struct self_sync {
+	struct ordsched_delay *d;
+	struct ordsched_delay_task task;
+	struct completion started, go, fn_done, other_done;
+	bool self_removed, other_removed;
+};
+
+static void self_sync_fn(struct ordsched_delay_task *task)
+{
+	struct self_sync *ss = container_of(task, struct self_sync, task);
+
+	complete(&ss->started);
+	wait_for_completion_timeout(&ss->go, 5 * HZ);
+	ss->self_removed = ordsched_delay_cancel_sync(ss->d, task);
+	complete(&ss->fn_done);
+}
+
+static int self_sync_other(void *data)
+{
+	struct self_sync *ss = data;
+
+	ss->other_removed = ordsched_delay_cancel_sync(ss->d, &ss->task);
+	complete(&ss->other_done);
+	return 0;
+}
+
+static void self_sync_round(struct ktest *t, struct self_sync *ss,
+			    bool other)
+{
+	struct task_struct *th = NULL;
+	unsigned long until;
+
+	init_completion(&ss->started);
+	init_completion(&ss->go);
+	init_completion(&ss->fn_done);
+	init_completion(&ss->other_done);
+	ordsched_delay_task_init(&ss->task, self_sync_fn, NULL);
+	KT_EXPECT(t, ordsched_delay_queue(ss->d, &ss->task, 0));
+	if (!KT_EXPECT(t, wait_for_completion_timeout(&ss->started, 5 * HZ)))
+		return;
+	if (other) {
+		th = kthread_run(self_sync_other, ss, "ordsched_selfsync");
+		if (!KT_EXPECT(t, !IS_ERR(th))) {
+			complete(&ss->go);
+			wait_for_completion_timeout(&ss->fn_done, 5 * HZ);
+			return;
+		}
+		get_task_struct(th);
+		/* It claims the turn, then sleeps until the function returns. */
+		until = jiffies + 5 * HZ;
+		while (READ_ONCE(th->__state) != TASK_UNINTERRUPTIBLE &&
+		       time_before(jiffies, until))
+			usleep_range(100, 200);
+		KT_EXPECT_EQ(t, READ_ONCE(th->__state), TASK_UNINTERRUPTIBLE);
+		put_task_struct(th);
+	}
+	complete(&ss->go);
+	KT_EXPECT(t, wait_for_completion_timeout(&ss->fn_done, 5 * HZ));
+	KT_EXPECT(t, !ss->self_removed);
+	if (other) {
+		KT_EXPECT(t, wait_for_completion_timeout(&ss->other_done,
+							 5 * HZ));
+		/* Running, not queued: nothing taken back. */
+		KT_EXPECT(t, !ss->other_removed);
+	}
+	KT_EXPECT_EQ(t, ordsched_delay_flush(ss->d), 0);
+}
+
+static void cancel_sync_self_warns(struct ktest *t)
+{
+	struct self_sync *ss = kzalloc(sizeof(*ss), GFP_KERNEL);
+	struct ordsched_delay_stats st;
+
+	if (!KT_EXPECT(t, ss))
+		return;
+	ss->d = ordsched_delay_create(NULL);
+	if (!KT_EXPECT(t, !IS_ERR(ss->d)))
+		goto out;
+	self_sync_round(t, ss, false);
+	self_sync_round(t, ss, true);
+	ordsched_delay_get_stats(ss->d, &st);
+	KT_EXPECT_EQ(t, st.ran, 2);
+	KT_EXPECT_EQ(t, st.cancels, 0);
+	ordsched_delay_destroy(ss->d);
+out:
+	kfree(ss);
+}
+
+/*
  * A function that queues its task again (with queue or with modify):
  * cancel_sync, called while it runs, makes the queueing fail and returns
  * with the task neither queued nor running; it stays so.
@@ -2614,6 +2709,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(mod_storm_stream),
 	KT_CASE(cancel_sync_basic),
 	KT_CASE(cancel_sync_waits),
+	KT_CASE_WARNS(cancel_sync_self_warns, 0, 0),
 	KT_CASE(cancel_sync_requeue),
 	KT_CASE(cancel_sync_storm),
 	KT_CASE(far_mod),

@@ -31,6 +31,8 @@ SPLAT_RE+='|printk messages dropped|ODEBUG disabled'
 # one Call Trace: that follows it, no more (see evaluate()).
 EXPECTED_WARN_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (seq_hand_in|ordsched_seq_queue)\+'
 EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* debug_print_object\+'
+# A delayed task's cancel_sync from its own function (delay suite).
+EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (delay_cancel_sync|ordsched_delay_cancel_mode)\+'
 EXPECTED_WARN_RE+='|ODEBUG: free active .* object type: (ordsched_(delay_task|keyed_task|stream_item|seq_item|job)|work_struct) '
 # A pipeline job or keyed task queued again while in flight (promise suite).
 EXPECTED_WARN_RE+='|ODEBUG: activate active .* object type: ordsched_(job|keyed_task) '
