@@ -281,12 +281,16 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 	if (removed) {
 		list_del_init(&item->node);
 		stream_item_debug_deactivate(item);
+		/*
+		 * Counted under the lock, as queued and ran are: the stream
+		 * may go idle the moment it is dropped, and a flush then
+		 * reads queued == ran + cancelled.
+		 */
+		this_cpu_inc(set->stats->cancelled);
 		/* Unlinked first: pairs with the claim in stream_queue(). */
 		smp_store_release(&item->stream, NULL);
 	}
 	raw_spin_unlock_irqrestore(&stream->lock, flags);
-	if (removed)
-		this_cpu_inc(set->stats->cancelled);
 	trace_ordsched_stream_cancel(set->inst.id, stream, item, removed);
 	return removed;
 }
