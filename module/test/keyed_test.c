@@ -692,6 +692,65 @@ out:
 }
 
 /*
+ * What the cases below that hold a worker in a kretprobe share: the
+ * executor, the log, the probe, the answer of the re-queue that the case
+ * is about, and whether a round saw its race during the hold.
+ */
+struct hold_frame {
+	struct ordsched_keyed *kx;
+	struct log *log;
+	struct kretprobe krp;
+	bool requeued;
+	atomic_t held_over;
+};
+
+/*
+ * On two CPUs or more, up to five rounds of @round with the probe of @f
+ * (embedded, zeroed, in the case's structure; its handlers set), until
+ * one saw the race during the hold: the worker the race needs may land
+ * behind the held one. The re-queue must be accepted in every round.
+ * @noprobe and @never: the skips when the probe cannot be set, or no
+ * round saw the race.
+ */
+static void hold_rounds(struct ktest *t, struct hold_frame *f,
+			const char *symbol,
+			void (*round)(struct ktest *t, struct hold_frame *f),
+			const char *noprobe, const char *never)
+{
+	unsigned int n, held = 0;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	f->log = kzalloc(sizeof(*f->log), GFP_KERNEL);
+	f->kx = ordsched_keyed_create(NULL);
+	if (!KT_EXPECT(t, f->log && !IS_ERR(f->kx)))
+		goto out;
+	f->krp.kp.symbol_name = symbol;
+	f->krp.maxactive = 8;
+	if (register_kretprobe(&f->krp)) {
+		ktest_skip(t, noprobe);
+		goto out;
+	}
+	for (n = 0; n < 5 && !held && !t->failed; n++) {
+		atomic_set(&f->log->pos, 0);
+		round(t, f);
+		held = atomic_read(&f->held_over);
+		KT_EXPECT(t, f->requeued);
+	}
+	unregister_kretprobe(&f->krp);
+	if (!held)
+		ktest_skip(t, never);
+	else
+		ktest_diag(t, "held in round %u: re-queue %s", n,
+			   f->requeued ? "accepted" : "refused");
+out:
+	ordsched_keyed_destroy(f->kx);
+	kfree(f->log);
+}
+
+/*
  * Out of flight before the next task starts. The header: a task is in
  * flight until its keys are handed on, before its @done; so the task its
  * keys make ready may queue it again. The first used to leave flight
@@ -702,14 +761,14 @@ out:
  * out of flight: A finishes (work), or a cancel withdraws it (cancel).
  */
 struct handon {
-	struct ordsched_keyed *kx;
-	struct log *log;
+	/* held_over: the hand-on was held and saw B run meanwhile. */
+	struct hold_frame f;
 	struct log_task a, x;
 	struct ordsched_keyed_task b;
-	struct kretprobe krp;
-	bool requeued;
-	/* The hand-on was held and saw B run meanwhile. */
-	atomic_t b_ran, held_over;
+	/* The gate A (or X) waits at: A's second run, which B queues, too. */
+	struct completion go;
+	bool cancel;
+	atomic_t b_ran;
 };
 
 static void handon_b_fn(struct ordsched_keyed_task *task)
@@ -717,13 +776,13 @@ static void handon_b_fn(struct ordsched_keyed_task *task)
 	struct handon *h = container_of(task, struct handon, b);
 	u64 key = 3;
 
-	h->requeued = ordsched_keyed_queue(h->kx, &h->a.task, &key, 1);
+	h->f.requeued = ordsched_keyed_queue(h->f.kx, &h->a.task, &key, 1);
 	atomic_set(&h->b_ran, 1);
 }
 
 static int handon_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct handon *h = container_of(get_kretprobe(ri), struct handon, krp);
+	struct handon *h = container_of(get_kretprobe(ri), struct handon, f.krp);
 
 	/* queue_work_on(cpu, wq, work): only the next task's is held. */
 	return (void *)regs_get_kernel_argument(regs, 2) != &h->b.work;
@@ -732,89 +791,68 @@ static int handon_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* A kprobe handler runs as an NMI would: only NMI-safe clocks here. */
 static int handon_hold(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct handon *h = container_of(get_kretprobe(ri), struct handon, krp);
+	struct handon *h = container_of(get_kretprobe(ri), struct handon, f.krp);
 	u64 until = ktime_get_mono_fast_ns() + NSEC_PER_SEC;
 
 	while (!atomic_read(&h->b_ran) && ktime_get_mono_fast_ns() < until)
 		cpu_relax();
-	atomic_set(&h->held_over, atomic_read(&h->b_ran));
+	atomic_set(&h->f.held_over, atomic_read(&h->b_ran));
 	return 0;
 }
 
-static void handon_round(struct ktest *t, struct handon *h, bool cancel)
+static void handon_round(struct ktest *t, struct hold_frame *f)
 {
-	DECLARE_COMPLETION_ONSTACK(go);
+	struct handon *h = container_of(f, struct handon, f);
+	bool cancel = h->cancel;
 	u64 keys[2] = { 1, 2 };
 
+	init_completion(&h->go);
 	atomic_set(&h->b_ran, 0);
-	atomic_set(&h->held_over, 0);
-	h->requeued = false;
-	log_task_init(&h->a, h->log, 1);
-	log_task_init(&h->x, h->log, 0);
+	atomic_set(&h->f.held_over, 0);
+	h->f.requeued = false;
+	log_task_init(&h->a, h->f.log, 1);
+	log_task_init(&h->x, h->f.log, 0);
 	ordsched_keyed_task_init(&h->b, handon_b_fn, NULL, NULL, 0);
 	if (cancel) {
 		/* X holds key 2; rollup A heads key 1 and waits for X. */
-		h->x.hold = &go;
-		KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->x.task,
+		h->x.hold = &h->go;
+		KT_EXPECT(t, ordsched_keyed_queue(h->f.kx, &h->x.task,
 						  &keys[1], 1));
 		KT_EXPECT(t, started(&h->x, 5 * HZ));
-		KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->a.task, keys, 2));
+		KT_EXPECT(t, ordsched_keyed_queue(h->f.kx, &h->a.task, keys, 2));
 	} else {
-		h->a.hold = &go;
-		KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->a.task, keys, 1));
+		h->a.hold = &h->go;
+		KT_EXPECT(t, ordsched_keyed_queue(h->f.kx, &h->a.task, keys, 1));
 		KT_EXPECT(t, started(&h->a, 5 * HZ));
 	}
 	/* B waits behind A on key 1. */
-	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->b, keys, 1));
+	KT_EXPECT(t, ordsched_keyed_queue(h->f.kx, &h->b, keys, 1));
 	if (cancel)
-		KT_EXPECT(t, ordsched_keyed_cancel(h->kx, &h->a.task));
+		KT_EXPECT(t, ordsched_keyed_cancel(h->f.kx, &h->a.task));
 	/* All: A's second run, in the work case, passes it too. */
-	complete_all(&go);
-	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->kx), 0);
+	complete_all(&h->go);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->f.kx), 0);
 	KT_EXPECT_EQ(t, atomic_read(&h->b_ran), 1);
+	/*
+	 * B queued A again while the flush waited, which need not wait for
+	 * it: this one does, before the next round or the case's end frees
+	 * what A's second run uses (its gate was on this stack once).
+	 */
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->f.kx), 0);
 }
 
 static void handon_case(struct ktest *t, bool cancel)
 {
-	unsigned int round, held = 0;
-	struct handon *h;
+	struct handon *h = kzalloc(sizeof(*h), GFP_KERNEL);
 
-	if (num_online_cpus() < 2) {
-		ktest_skip(t, "needs two CPUs");
-		return;
-	}
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!KT_EXPECT(t, h))
 		return;
-	h->log = kzalloc(sizeof(*h->log), GFP_KERNEL);
-	h->kx = ordsched_keyed_create(NULL);
-	if (!KT_EXPECT(t, h->log && !IS_ERR(h->kx)))
-		goto out;
-	h->krp.kp.symbol_name = "queue_work_on";
-	h->krp.entry_handler = handon_entry;
-	h->krp.handler = handon_hold;
-	h->krp.maxactive = 8;
-	if (register_kretprobe(&h->krp)) {
-		ktest_skip(t, "no kretprobe on queue_work_on");
-		goto out;
-	}
-	/* B's worker may land behind the held one: then try again. */
-	for (round = 0; round < 5 && !held && !t->failed; round++) {
-		atomic_set(&h->log->pos, 0);
-		handon_round(t, h, cancel);
-		held = atomic_read(&h->held_over);
-		if (held)
-			KT_EXPECT(t, h->requeued);
-	}
-	unregister_kretprobe(&h->krp);
-	if (!held)
-		ktest_skip(t, "the next task never ran during the hold");
-	else
-		ktest_diag(t, "held in round %u: re-queue %s", round,
-			   h->requeued ? "accepted" : "refused");
-out:
-	ordsched_keyed_destroy(h->kx);
-	kfree(h->log);
+	h->cancel = cancel;
+	h->f.krp.entry_handler = handon_entry;
+	h->f.krp.handler = handon_hold;
+	hold_rounds(t, &h->f, "queue_work_on", handon_round,
+		    "no kretprobe on queue_work_on",
+		    "the next task never ran during the hold");
 	kfree(h);
 }
 
@@ -843,15 +881,13 @@ static void handon_requeue_cancel(struct ktest *t)
  * Q handed its key on during the hold.
  */
 struct rollup_hold {
-	struct ordsched_keyed *kx;
-	struct log *log;
+	/* held_over: Q handed its key on during the hold. */
+	struct hold_frame f;
 	struct log_task q, t;
 	struct ordsched_keyed_task s;
 	struct ordsched_keyed_token s_tokens[2];
-	struct kretprobe krp;
 	struct completion q_go, t_go;
-	bool requeued;
-	atomic_t s_ran, q_done, holding, held_over;
+	atomic_t s_ran, q_done, holding;
 };
 
 static void rollup_hold_s_fn(struct ordsched_keyed_task *task)
@@ -859,7 +895,7 @@ static void rollup_hold_s_fn(struct ordsched_keyed_task *task)
 	struct rollup_hold *h = container_of(task, struct rollup_hold, s);
 	u64 key = 3;
 
-	h->requeued = ordsched_keyed_queue(h->kx, &h->t.task, &key, 1);
+	h->f.requeued = ordsched_keyed_queue(h->f.kx, &h->t.task, &key, 1);
 	atomic_set(&h->s_ran, 1);
 }
 
@@ -877,7 +913,7 @@ static int rollup_hold_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
 	struct rollup_hold *h = container_of(get_kretprobe(ri),
-					     struct rollup_hold, krp);
+					     struct rollup_hold, f.krp);
 
 	if ((void *)regs_get_kernel_argument(regs, 0) != &h->t.task.waiting)
 		return 1;
@@ -889,95 +925,68 @@ static int rollup_hold_hold(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
 	struct rollup_hold *h = container_of(get_kretprobe(ri),
-					     struct rollup_hold, krp);
+					     struct rollup_hold, f.krp);
 	u64 until = ktime_get_mono_fast_ns() + NSEC_PER_SEC;
 
 	while (!atomic_read(&h->s_ran) && ktime_get_mono_fast_ns() < until)
 		cpu_relax();
-	atomic_set(&h->held_over, atomic_read(&h->q_done));
+	atomic_set(&h->f.held_over, atomic_read(&h->q_done));
 	atomic_set(&h->holding, 2);
 	return 0;
 }
 
-static void rollup_hold_round(struct ktest *t, struct rollup_hold *h)
+static void rollup_hold_round(struct ktest *t, struct hold_frame *f)
 {
+	struct rollup_hold *h = container_of(f, struct rollup_hold, f);
 	u64 keys[2] = { 1, 2 };
 	unsigned long until;
 
 	atomic_set(&h->s_ran, 0);
 	atomic_set(&h->q_done, 0);
-	atomic_set(&h->held_over, 0);
+	atomic_set(&h->f.held_over, 0);
 	atomic_set(&h->holding, 0);
-	h->requeued = false;
+	h->f.requeued = false;
 	init_completion(&h->q_go);
 	init_completion(&h->t_go);
-	log_task_init(&h->q, h->log, 0);
-	log_task_init(&h->t, h->log, 1);
+	log_task_init(&h->q, h->f.log, 0);
+	log_task_init(&h->t, h->f.log, 1);
 	h->q.task.done = rollup_hold_q_done;
 	h->q.hold = &h->q_go;
 	h->t.hold = &h->t_go;
 	ordsched_keyed_task_init(&h->s, rollup_hold_s_fn, NULL, h->s_tokens,
 				 ARRAY_SIZE(h->s_tokens));
-	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->q.task, &keys[1], 1));
-	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->t.task, &keys[0], 1));
+	KT_EXPECT(t, ordsched_keyed_queue(h->f.kx, &h->q.task, &keys[1], 1));
+	KT_EXPECT(t, ordsched_keyed_queue(h->f.kx, &h->t.task, &keys[0], 1));
 	KT_EXPECT(t, started(&h->q, 5 * HZ) && started(&h->t, 5 * HZ));
 	/* S waits for T on key 1 and for Q on key 2. */
-	KT_EXPECT(t, ordsched_keyed_queue(h->kx, &h->s, keys, 2));
+	KT_EXPECT(t, ordsched_keyed_queue(h->f.kx, &h->s, keys, 2));
 	complete_all(&h->t_go);
 	until = jiffies + 5 * HZ;
 	while (atomic_read(&h->holding) != 1 && time_before(jiffies, until))
 		usleep_range(50, 100);
 	complete_all(&h->q_go);
-	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->kx), 0);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->f.kx), 0);
 	KT_EXPECT_EQ(t, atomic_read(&h->s_ran), 1);
 	/* T's second run, on key 3, passed its completed gate. */
-	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->kx), 0);
+	KT_EXPECT_EQ(t, ordsched_keyed_flush(h->f.kx), 0);
 }
 
 static void rollup_last_key_after_flight(struct ktest *t)
 {
-	unsigned int round, held = 0;
 	struct rollup_hold *h;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS)) {
 		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS (the hold's hook)");
 		return;
 	}
-	if (num_online_cpus() < 2) {
-		ktest_skip(t, "needs two CPUs");
-		return;
-	}
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!KT_EXPECT(t, h))
 		return;
-	h->log = kzalloc(sizeof(*h->log), GFP_KERNEL);
-	h->kx = ordsched_keyed_create(NULL);
-	if (!KT_EXPECT(t, h->log && !IS_ERR(h->kx)))
-		goto out;
-	h->krp.kp.symbol_name = "debug_object_deactivate";
-	h->krp.entry_handler = rollup_hold_entry;
-	h->krp.handler = rollup_hold_hold;
-	h->krp.maxactive = 8;
-	if (register_kretprobe(&h->krp)) {
-		ktest_skip(t, "no kretprobe on debug_object_deactivate");
-		goto out;
-	}
-	/* Q's worker may wait behind the held one: then try again. */
-	for (round = 0; round < 5 && !held && !t->failed; round++) {
-		atomic_set(&h->log->pos, 0);
-		rollup_hold_round(t, h);
-		held = atomic_read(&h->held_over);
-		KT_EXPECT(t, h->requeued);
-	}
-	unregister_kretprobe(&h->krp);
-	if (!held)
-		ktest_skip(t, "the last key never came during the hold");
-	else
-		ktest_diag(t, "held in round %u: re-queue %s", round,
-			   h->requeued ? "accepted" : "refused");
-out:
-	ordsched_keyed_destroy(h->kx);
-	kfree(h->log);
+	h->f.krp.entry_handler = rollup_hold_entry;
+	h->f.krp.handler = rollup_hold_hold;
+	hold_rounds(t, &h->f, "debug_object_deactivate", rollup_hold_round,
+		    "no kretprobe on debug_object_deactivate",
+		    "the last key never came during the hold");
 	kfree(h);
 }
 
