@@ -355,7 +355,10 @@ static_assert(DELAY_MAX_WHEELS + 1 <= (PREEMPT_MASK >> PREEMPT_SHIFT) / 2);
 
 static unsigned int delay_max_wheels = DELAY_MAX_WHEELS;
 
-/* A value outside 1-64 fails the load with EINVAL, not clamped quietly. */
+/*
+ * A value outside 1-64 fails the load (EINVAL; ERANGE past 32 bits, from
+ * kstrtouint()), not clamped quietly.
+ */
 static int delay_max_wheels_set(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, 1, DELAY_MAX_WHEELS);
