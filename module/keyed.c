@@ -28,17 +28,16 @@
  * on different keys and wait for each other forever. A rollup therefore
  * holds the locks of all its buckets while it queues its tokens (two-phase
  * locking makes the per-key orders consistent). To keep that free of
- * deadlock without sorting, rollups take an outer lock first; every other
- * path holds at most one bucket lock at a time.
+ * deadlock without sorting, every path that holds several bucket locks
+ * (a rollup queued, run or cancelled) takes an outer lock first; every
+ * other path holds at most one bucket lock at a time.
  *
  * Out of flight before the keys count: a task leaves its keys and leaves
  * flight (may be queued again) under the locks of all its buckets, and
  * only then are the keys it handed on counted in the tasks behind it. A
  * rollup is made ready by whichever of its keys comes last, from another
  * task on another CPU, and may run at once: any task that handed it a key
- * before must be out of flight by then, as the header promises. A task
- * with several keys, run or cancelled, so takes the outer lock and all its
- * bucket locks, as it did to queue.
+ * before must be out of flight by then, as the header promises.
  *
  * A task runs on the workqueue as its own work item, so a hot key holds
  * at most one worker at a time and other keys' tasks are queued beside
@@ -548,10 +547,10 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
 	keyed_lock_all(kx, keys, nr_keys);
 	/*
 	 * Withdrawn by another cancel, which held these locks before us:
-	 * nothing left to do. Waiting for some
-	 * key: its tokens are ours to withdraw. Ready: the task is queued on
-	 * the workqueue or about to be, by whoever brought it to 0, once
-	 * that thread has left the bucket lock. Not queued yet, it will run:
+	 * nothing left to do. Waiting for some key: its tokens are ours to
+	 * withdraw. Ready: the task is queued on the workqueue or about to
+	 * be, by whoever brought it to 0, once that thread has left the
+	 * bucket lock. Not queued yet, it will run:
 	 * cancel_work() must not meet that queue_work(), as it holds the
 	 * PENDING bit of a work not pending for a moment, and a queue_work()
 	 * that ran into it would queue nothing. Queued, nothing else queues
