@@ -2386,18 +2386,6 @@ static int moved_stop_thread(void *data)
 	return 0;
 }
 
-static bool moved_stop_wait(atomic_t *v, int val)
-{
-	unsigned long until = jiffies + 2 * HZ;
-
-	while (atomic_read(v) != val) {
-		if (time_after(jiffies, until))
-			return false;
-		usleep_range(100, 200);
-	}
-	return true;
-}
-
 /*
  * Queue ms->task (a workqueue task) due now, hold its target as it starts
  * it and move it to @delay_ns from now, which leaves it to the held
@@ -2413,7 +2401,7 @@ static int moved_start(struct ktest *t, struct moved_stop *ms, u64 delay_ns)
 		return -ENOENT;
 	}
 	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->task, 0));
-	if (!KT_EXPECT(t, moved_stop_wait(&ms->stage, 1)))
+	if (!KT_EXPECT(t, kt_wait_held(&ms->stage)))
 		return -ETIMEDOUT;
 	/* Started: the modify leaves it to the held target. */
 	KT_EXPECT(t, ordsched_delay_mod(ms->d, &ms->task, delay_ns));
@@ -2474,13 +2462,18 @@ static void stop_run_moved(struct ktest *t)
 	stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
 	if (!KT_EXPECT(t, !IS_ERR(stopper)))
 		goto out_probe;
-	/* Stopped once a queueing fails; one that succeeds is taken back. */
-	until = jiffies + 2 * HZ;
+	/*
+	 * Stopped once a queueing fails; one that succeeds is taken back.
+	 * Spinning, not sleeping, while the target is held: see
+	 * kt_wait_held().
+	 */
+	until = jiffies + HZ;
 	while (ordsched_delay_queue(ms->d, &ms->probe, 10 * NSEC_PER_SEC)) {
 		KT_EXPECT(t, ordsched_delay_cancel(ms->d, &ms->probe));
 		if (!KT_EXPECT(t, time_before(jiffies, until)))
 			break;
-		usleep_range(100, 200);
+		cond_resched();
+		cpu_relax();
 	}
 	KT_EXPECT_EQ(t, atomic_read(&ms->stage), 1);
 out_probe:
@@ -2518,6 +2511,7 @@ static void moved_cancel_sync(struct ktest *t)
 {
 	struct task_struct *syncer = NULL;
 	struct moved_stop *ms = moved_alloc(t);
+	unsigned long until;
 	int ret;
 
 	if (!ms)
@@ -2531,10 +2525,18 @@ static void moved_cancel_sync(struct ktest *t)
 	if (!KT_EXPECT(t, !IS_ERR(syncer)))
 		goto out_probe;
 	/*
-	 * Time to claim the task (no call shows the claim: queueings of a
-	 * moved task fail anyway); then it waits for the target.
+	 * The claim shows as a modify that fails: until then each one moves
+	 * the task again. The call then waits for the target. Spinning, not
+	 * sleeping, while the target is held: see kt_wait_held(). (A sleep
+	 * here that lasts until the hold gives up finds the call returned.)
 	 */
-	msleep(50);
+	until = jiffies + HZ;
+	while (ordsched_delay_mod(ms->d, &ms->task, 10 * NSEC_PER_SEC)) {
+		if (!KT_EXPECT(t, time_before(jiffies, until)))
+			break;
+		cond_resched();
+		cpu_relax();
+	}
 	KT_EXPECT(t, !completion_done(&ms->stopped));
 out_probe:
 	atomic_set(&ms->stage, 2);

@@ -39,6 +39,27 @@ void kt_hold(atomic_t *stage)
 		cpu_relax();
 }
 
+/*
+ * No sleep while a thread is held: the held CPU runs none of its softirq
+ * work, and on PREEMPT_RT that includes expiring the timers of its
+ * SCHED_OTHER sleepers (a usleep_range() armed there, before the hold
+ * began on that CPU, ends only when the hold gives up). Spinning, the
+ * waiter stays runnable, and is moved to another CPU if the hold is on its
+ * own.
+ */
+bool kt_wait_held(atomic_t *stage)
+{
+	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
+
+	while (atomic_read(stage) != 1) {
+		if (ktime_get_mono_fast_ns() > until)
+			return false;
+		cond_resched();
+		cpu_relax();
+	}
+	return true;
+}
+
 int kt_register_grab_kretprobe(struct kretprobe *krp)
 {
 	static const char * const names[] = {

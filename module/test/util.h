@@ -26,6 +26,12 @@ void kt_spin(unsigned int loops);
 /* In a kprobe handler: hold the first thread there until @stage is 2. */
 void kt_hold(atomic_t *stage);
 
+/*
+ * Wait, spinning, for a kt_hold() on @stage to hold its thread, for 2 s at
+ * most: see util.c for why it must not sleep. Return: held.
+ */
+bool kt_wait_held(atomic_t *stage);
+
 struct kretprobe;
 struct task_struct;
 
