@@ -66,7 +66,7 @@ static bool ktest_selected(const struct ktest_case *c, const char *full,
 int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 		  const char *filter, bool warns)
 {
-	unsigned int s, i, planned = 0, nr = 0, failed = 0;
+	unsigned int s, i, planned = 0, others = 0, nr = 0, failed = 0;
 	unsigned int odebug_min = 0, odebug_max = 0;
 	char full[96];
 
@@ -77,6 +77,7 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 			snprintf(full, sizeof(full), "%s.%s", suites[s].name,
 				 c->name);
 			planned += ktest_selected(c, full, filter, warns);
+			others += ktest_selected(c, full, filter, !warns);
 		}
 	}
 
@@ -110,6 +111,9 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 		}
 	}
 	pr_info("# %u of %u cases failed\n", failed, planned);
+	/* The guest's check that a filter matched counts both kinds. */
+	pr_info("# the filter matches %u cases that %s\n", others,
+		warns ? "do not warn" : "warn on purpose");
 	/* For the guest's count of them, see struct ktest_case. */
 	if (IS_ENABLED(CONFIG_DEBUG_OBJECTS))
 		pr_info("# debug-object reports expected: %u-%u\n", odebug_min,
