@@ -350,10 +350,7 @@ static int meet_drive(void *data)
 		      wait_for_completion_timeout(&m->gate[1].started, 5 * HZ);
 	m->queued_on_a = ordsched_pipeline_queue(m->a, &m->job);
 	wake_up_process(m->canceller);
-	until = jiffies + 2 * HZ;
-	while (atomic_read(&m->stage) != 1 && time_before(jiffies, until))
-		usleep_range(100, 200);
-	m->held = atomic_read(&m->stage) == 1;
+	m->held = kt_wait_held(&m->stage);
 	complete(&m->gate[0].open);
 	m->ran_on_a = wait_for_completion_timeout(&m->ran, 5 * HZ);
 	m->held_over = atomic_read(&m->stage) == 1;

@@ -26,8 +26,10 @@ void kt_owned_fn(struct ordsched_delay_task *task)
 /*
  * For a kprobe handler that holds a thread at a chosen instruction: the
  * first caller moves @stage from 0 (armed) to 1 (held) and spins until the
- * test sets it to 2 (let go), or for 2 s at most; later callers pass. A
- * kprobe handler runs as an NMI would: only NMI-safe clocks here.
+ * test sets it to 2 (let go), or for 2 s at most, when it sets 3 (gave
+ * up): a test that checks @stage is still 1 knows the hold lasted. Later
+ * callers pass. A kprobe handler runs as an NMI would: only NMI-safe
+ * clocks here.
  */
 void kt_hold(atomic_t *stage)
 {
@@ -35,8 +37,13 @@ void kt_hold(atomic_t *stage)
 
 	if (atomic_cmpxchg(stage, 0, 1) != 0)
 		return;
-	while (atomic_read(stage) != 2 && ktime_get_mono_fast_ns() < until)
+	while (atomic_read(stage) != 2) {
+		if (ktime_get_mono_fast_ns() >= until) {
+			atomic_cmpxchg(stage, 1, 3);
+			return;
+		}
 		cpu_relax();
+	}
 }
 
 /*
@@ -51,13 +58,23 @@ bool kt_wait_held(atomic_t *stage)
 {
 	u64 until = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
 
-	while (atomic_read(stage) != 1) {
+	while (!atomic_read(stage)) {
 		if (ktime_get_mono_fast_ns() > until)
 			return false;
 		cond_resched();
 		cpu_relax();
 	}
-	return true;
+	return atomic_read(stage) == 1;
+}
+
+void kt_spin_ms(unsigned int ms)
+{
+	u64 until = ktime_get_mono_fast_ns() + (u64)ms * NSEC_PER_MSEC;
+
+	while (ktime_get_mono_fast_ns() < until) {
+		cond_resched();
+		cpu_relax();
+	}
 }
 
 int kt_register_grab_kretprobe(struct kretprobe *krp)

@@ -23,14 +23,21 @@ static inline u32 kt_rand(u32 *state)
 /* Busy work of about @loops iterations, to scramble completion order. */
 void kt_spin(unsigned int loops);
 
-/* In a kprobe handler: hold the first thread there until @stage is 2. */
+/*
+ * In a kprobe handler: hold the first thread there until @stage is 2 (let
+ * go), or set it to 3 (gave up) after 2 s.
+ */
 void kt_hold(atomic_t *stage);
 
 /*
  * Wait, spinning, for a kt_hold() on @stage to hold its thread, for 2 s at
- * most: see util.c for why it must not sleep. Return: held.
+ * most: see util.c for why it must not sleep. Return: held, and the hold
+ * has not given up.
  */
 bool kt_wait_held(atomic_t *stage);
+
+/* Let @ms milliseconds pass spinning, as kt_wait_held() waits. */
+void kt_spin_ms(unsigned int ms);
 
 struct kretprobe;
 struct task_struct;
