@@ -163,11 +163,13 @@
  *    released id: the library keeps the descriptor open while any of its
  *    threads may touch the ring.
  *
- * One thread waits per ticket. A second thread of the same handle that
- * flags the same slot is covered only while the first stays asleep: if
- * the first times out and unflags the slot, the second sleeps until its
- * deadline. (Keeping a count of sleepers in the word costs bits the
- * ticket needs; the library serializes waits per ticket instead.)
+ * Several threads may wait for one ticket, in one process or in several
+ * (a handle shared by fork()), on one flag: the word has no bits to count
+ * them. So only a wait that returns at the turn takes the flag back (the
+ * mover has woken every sleeper of the ticket by then); one that returns
+ * without it (deadline, signal) leaves the flag for the others, at the
+ * cost of a RING_WAKE that may find nobody. (A wait that unflagged on a
+ * timeout left another process's sleeper to sleep until its deadline.)
  *
  * Wrap and ABA. head and tail are u64 compared for equality and by signed
  * difference, so crossing 2^64 is harmless. A slot word holds the ticket
@@ -673,10 +675,11 @@ static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
 
 /*
  * Wait for the turn of ticket @t of handle @id: @spins looks at the tail,
- * then flag the slot SLEEPING and sleep in the kernel; the flag is taken
- * back after, so that the next tail mover need not enter the kernel. One
- * waiting thread per ticket. Return: 0 at the turn, or -errno as
- * ordsched_ring_check() and ORDSCHED_IOC_RING_WAIT.
+ * then flag the slot SLEEPING and sleep in the kernel. At the turn the
+ * flag is taken back, so that the next tail mover need not enter the
+ * kernel; without it the flag stays, for the ticket's other waiters (see
+ * the top). Return: 0 at the turn, or -errno as ordsched_ring_check() and
+ * ORDSCHED_IOC_RING_WAIT.
  */
 static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
 				     __u32 id, __u64 t, unsigned int spins,
@@ -708,8 +711,10 @@ static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
 		ret = -EALREADY;
 	else if (tail != t)
 		ret = ORDSCHED_RING_SLEEP(ctx, t);
-	ORDSCHED_RING_CAS(slot, ordsched_ring_word(t, id, ORDSCHED_RING_SLEEPING),
-			  ordsched_ring_word(t, id, ORDSCHED_RING_OWNED));
+	if (!ret)
+		ORDSCHED_RING_CAS(slot,
+				  ordsched_ring_word(t, id, ORDSCHED_RING_SLEEPING),
+				  ordsched_ring_word(t, id, ORDSCHED_RING_OWNED));
 	return ret;
 }
 

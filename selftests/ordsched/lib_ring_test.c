@@ -371,6 +371,55 @@ TEST(sleeper_is_woken)
 }
 
 /*
+ * libordsched.h: after fork(2) both processes hold every handle, and a
+ * wait sleeps until the turn comes. Here both wait for one ticket of
+ * their shared handle; the parent gives up first (its deadline), while
+ * the child sleeps on. At the turn the child must be woken: the parent's
+ * wait used to take the slot's SLEEPING flag back as it left, so the
+ * completion moved the tail without a wake-up, and the child slept until
+ * its deadline.
+ */
+TEST(shared_ticket_wait_outlives_a_timeout)
+{
+	struct ordsched_stats st;
+	struct ordsched *os;
+	uint64_t a, t, end;
+	int ret, status;
+	pid_t pid;
+
+	ret = open_mode(_metadata, 0, &os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ordsched_take(os, &a));
+	ASSERT_EQ(0, ordsched_take(os, &t));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		ret = ordsched_wait(os, t, ordsched_deadline_in(20 * SEC));
+		_exit(ret ? 1 : ordsched_complete(os, t) ? 2 : 0);
+	}
+	/* The child asleep in the kernel (counted), then the parent. */
+	end = ordsched_now() + 60 * SEC;
+	do {
+		usleep(10000);
+		ASSERT_EQ(0, ordsched_stats(os, &st));
+	} while (st.waits < 1 && ordsched_now() < end);
+	ASSERT_EQ(1, st.waits);
+	EXPECT_EQ(-ETIMEDOUT,
+		  ordsched_wait(os, t, ordsched_deadline_in(100000000)));
+	ASSERT_EQ(0, ordsched_stats(os, &st));
+	EXPECT_EQ(2, st.waits);
+	/* The turn: the child completes t. */
+	ASSERT_EQ(0, ordsched_complete(os, a));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(t + 1, ordsched_tail(os));
+	ordsched_close(os);
+}
+
+/*
  * A child takes a ticket and is SIGKILLed holding it: its handle is
  * released, its ticket trashed, the parent's turn comes. @sleep: the
  * parent already sleeps in the kernel when the child dies.

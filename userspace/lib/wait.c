@@ -151,15 +151,16 @@ static __u64 ring_spin(struct ordsched *os, uint64_t ticket)
 }
 
 /*
- * The ring's sleep, once the spin is over. ring_proto.h allows one
- * waiting thread per ticket: the first to leave takes the SLEEPING flag
- * back. Threads of this process that wait for the same ticket count
- * themselves in ring_waiters, and one that leaves while others still
- * wait flags the slot again, then wakes them itself if the tail got
- * there meanwhile (race (b) again: the mover that CASes the tail onto it
- * then looks at the slot). A pollable handle's tickets keep their flag
- * the same way; when the wait returns 0 the mover saw the flag and woke
- * the pollers already.
+ * The ring's sleep, once the spin is over. In ring_proto.h a wait that
+ * returns at its turn takes the SLEEPING flag back; one that returns
+ * without it leaves the flag, for the other waiters of the ticket, in any
+ * process. Threads of this process that wait for the same ticket count
+ * themselves in ring_waiters, and one that leaves at the turn while
+ * others still wait flags the slot again, then wakes them itself if the
+ * tail got there meanwhile (race (b) again: the mover that CASes the tail
+ * onto it then looks at the slot). A pollable handle's tickets keep their
+ * flag the same way; when the wait returns 0 the mover saw the flag and
+ * woke the pollers already.
  */
 __attribute__((noinline))
 static int ring_wait(struct ordsched *os, uint64_t ticket,
