@@ -251,9 +251,10 @@ void ordsched_set_spin(struct ordsched *os, unsigned int spins);
  *
  * Return: 0; -EAGAIN when the handle holds api->max_held tickets or the
  * domain's window is full (wait for earlier tickets to retire). In a ring
- * domain: -EAGAIN only when the ring's window (its slots) is full, which
- * can last until a retirer moves the tail; -EIO when the page was
- * scribbled on.
+ * domain: -EAGAIN when the ring's window (its slots) is full, which can
+ * last until a retirer moves the tail, and, on the ioctl path only, when
+ * the page kept changing under the kernel's take (other takers, or a
+ * scribbler): try again; -EIO when the page was scribbled on.
  */
 int ordsched_take(struct ordsched *os, uint64_t *ticket);
 
@@ -336,10 +337,10 @@ int ordsched_complete(struct ordsched *os, uint64_t ticket);
  * @first: the first
  * @count: 1 to api->max_batch
  *
- * All or nothing: if one ticket cannot be completed, none is. On the
- * ring the tickets are checked, then retired one by one: another thread
- * of the handle retiring one of them meanwhile stops the range with
- * -EALREADY, the earlier ones completed.
+ * All or nothing: if one ticket cannot be completed, none is. In a ring
+ * domain, on either path, the tickets are checked, then retired one by
+ * one: another thread of the handle retiring one of them meanwhile stops
+ * the range with -EALREADY, the earlier ones completed.
  *
  * Return: as ordsched_complete(); -EINVAL for a bad @count.
  */
