@@ -17,6 +17,7 @@
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <ordsched.h>
@@ -215,6 +216,8 @@ struct kx_test {
 	struct completion flushed;
 	struct work_struct flush_work;
 	struct ordsched_keyed *kx;
+	/* The worker running the flush, once it is about to call it. */
+	struct task_struct *flusher;
 	int flush_ret;
 };
 
@@ -237,6 +240,7 @@ static void kx_flush_worker(struct work_struct *work)
 {
 	struct kx_test *kt = container_of(work, struct kx_test, flush_work);
 
+	WRITE_ONCE(kt->flusher, current);
 	kt->flush_ret = ordsched_keyed_flush(kt->kx);
 	complete(&kt->flushed);
 }
@@ -249,6 +253,9 @@ static void kx_flush_worker(struct work_struct *work)
 static void keyed_flush_past_only_killable(struct ktest *t)
 {
 	struct kx_test *kt = kzalloc(sizeof(*kt), GFP_KERNEL);
+	struct task_struct *flusher;
+	unsigned int asleep = 0;
+	unsigned long until;
 	u64 key_a = 1, key_b = 2;
 
 	if (!KT_EXPECT(t, kt))
@@ -266,9 +273,22 @@ static void keyed_flush_past_only_killable(struct ktest *t)
 	KT_EXPECT(t, ordsched_keyed_queue(kt->kx, &kt->tasks[0], &key_a, 1));
 	KT_EXPECT_EQ(t, kt_run_killed(kx_flush_thread, kt->kx, 100), -EINTR);
 
-	/* A flush starts; then a later task blocks on another key. */
+	/*
+	 * A flush starts; then a later task blocks on another key. The
+	 * flush's only sleep here is its wait for the early task, past the
+	 * change of color: once its worker is seen asleep (three times in a
+	 * row, not between a wait's setting of its state and its check), a
+	 * task queued is later. (A sleep of 50 ms stood for that, which a
+	 * slow worker outlasts.)
+	 */
 	queue_work(system_unbound_wq, &kt->flush_work);
-	msleep(50);
+	until = jiffies + 5 * HZ;
+	while (asleep < 3 && time_before(jiffies, until)) {
+		flusher = READ_ONCE(kt->flusher);
+		asleep = flusher && !task_is_running(flusher) ? asleep + 1 : 0;
+		usleep_range(1000, 2000);
+	}
+	KT_EXPECT_EQ(t, asleep, 3);
 	KT_EXPECT(t, ordsched_keyed_queue(kt->kx, &kt->tasks[1], &key_b, 1));
 	KT_EXPECT(t, !wait_for_completion_timeout(&kt->flushed,
 						  msecs_to_jiffies(100)));
