@@ -282,7 +282,8 @@ static void start_poll(META, struct async *a, int fd, int ms)
 static void sleeping(META, int fd, __u64 want, struct async *a)
 {
 	struct ordsched_stats st;
-	__u64 end = in_ms(20000);
+	/* 512 threads' waits took over 30 s to begin on a busy host. */
+	__u64 end = in_ms(60000);
 
 	do {
 		ASSERT_EQ(0, dev_stats(fd, &st));
@@ -2020,7 +2021,7 @@ TEST_F(dom, close_during_wait_deadline_or_signal)
 	struct ordsched_stats st;
 	struct async a;
 	struct dom d;
-	__u64 t;
+	__u64 t, timeouts;
 	int b;
 
 	catch_sigusr1(_metadata, false);
@@ -2029,13 +2030,22 @@ TEST_F(dom, close_during_wait_deadline_or_signal)
 	for (int round = 0; round < 2; round++) {
 		b = new_handle(_metadata, d.fd);
 		take(_metadata, b, 2);
+		stats(_metadata, d.fd, &st);
+		timeouts = st.timeouts;
 		start_wait(_metadata, &a, b, t + 1 + 2 * round,
 			   round ? in_ms(LONG_MS) : in_ms(500));
 		sleeping(_metadata, d.fd, round + 1, &a);
 		ASSERT_EQ(0, close(b));
 		stats(_metadata, d.fd, &st);
-		EXPECT_EQ(2, st.handles);
-		EXPECT_EQ(2 * round, st.released);
+		/*
+		 * Not released while the wait goes on; a guest stalled past
+		 * round 0's deadline before the close (the timeout counted)
+		 * has its wait over, and the close releases at once.
+		 */
+		if (st.timeouts == timeouts) {
+			EXPECT_EQ(2, st.handles);
+			EXPECT_EQ(2 * round, st.released);
+		}
 		if (round)
 			pthread_kill(a.th, SIGUSR1);
 		ASSERT_TRUE(async_join(&a, 2 * LONG_MS));
@@ -2685,7 +2695,7 @@ TEST_F_TIMEOUT(dom, ebusy_handle_sleepers, 60)
  * "EBUSY: ... or ORDSCHED_MAX_WAITERS_DOMAIN on its domain, when the wait
  * begins".
  */
-TEST_F_TIMEOUT(dom, ebusy_domain_sleepers, 90)
+TEST_F_TIMEOUT(dom, ebusy_domain_sleepers, 240)
 {
 	const int per = ORDSCHED_MAX_WAITERS_HANDLE;
 	const int nh = ORDSCHED_MAX_WAITERS_DOMAIN / ORDSCHED_MAX_WAITERS_HANDLE;
@@ -2705,7 +2715,7 @@ TEST_F_TIMEOUT(dom, ebusy_domain_sleepers, 90)
 	for (int i = 0; i < nh; i++)
 		for (int k = 0; k < per; k++)
 			start_wait(_metadata, &a[i * per + k], h[i], t + 1 + i,
-				   in_ms(4 * LONG_MS));
+				   in_ms(12 * LONG_MS));
 	sleepers(d.fd, per * nh);
 	usleep(100 * 1000);
 	EXPECT_EQ(-EBUSY, dev_wait(h[nh], t + 1 + nh, in_ms(LONG_MS)));

@@ -152,24 +152,35 @@ TEST_F(pair, signal_interrupts)
 
 /*
  * With SA_RESTART the wait restarts after each signal, and the deadline
- * being absolute it still ends on time: signals come every 100 ms for
- * long after it, a relative timeout restarted each time would never end.
+ * being absolute it still ends on time: signals come every 100 ms until
+ * it returns, so a relative timeout restarted each time would never end
+ * (the harness's timeout would catch it). A round in which no signal
+ * came in time proves nothing: again, with a longer deadline.
  */
 TEST_F(pair, signal_restarts_without_stretching)
 {
-	struct later l = { .delay_ns = 100 * MS, .target = pthread_self() };
-	__u64 t0 = now_ns(), dt;
+	__u64 t0, dt, wait_ns = 500 * MS;
+	struct later l;
 	pthread_t th;
 
-	catch_sigusr1(SA_RESTART);
-	ASSERT_EQ(0, pthread_create(&th, NULL, signal_until_stopped, &l));
-	EXPECT_EQ(-ETIMEDOUT, dev_wait(self->b, 1, t0 + 500 * MS));
-	dt = now_ns() - t0;
-	l.stop = 1;
-	pthread_join(th, NULL);
+	for (int round = 0; round < 4; round++, wait_ns *= 2) {
+		l = (struct later){ .delay_ns = 100 * MS,
+				    .target = pthread_self() };
+		catch_sigusr1(SA_RESTART);
+		t0 = now_ns();
+		ASSERT_EQ(0, pthread_create(&th, NULL, signal_until_stopped,
+					    &l));
+		EXPECT_EQ(-ETIMEDOUT, dev_wait(self->b, 1, t0 + wait_ns));
+		dt = now_ns() - t0;
+		l.stop = 1;
+		pthread_join(th, NULL);
+		EXPECT_LE(wait_ns, dt);
+		if (signals)
+			break;
+		TH_LOG("no signal within %llu ms: again",
+		       (unsigned long long)(wait_ns / MS));
+	}
 	EXPECT_LE(1, signals);
-	EXPECT_LE(500 * MS, dt);
-	EXPECT_GT(3 * SEC, dt);
 }
 
 /* A restarted complete-and-wait does not complete twice. */
@@ -298,6 +309,7 @@ TEST(only_the_turn_is_woken)
 	pthread_t th[WAITERS];
 	struct ordsched_stats st;
 	int fd = dev_open(), i;
+	long switches = 0;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, dev_take(fd, WAITERS + 1, NULL));
@@ -311,15 +323,16 @@ TEST(only_the_turn_is_woken)
 	for (i = 0; i < WAITERS; i++) {
 		pthread_join(th[i], NULL);
 		EXPECT_EQ(0, w[i].ret);
-		/*
-		 * The kernel's wakeup count below is the exact check. The
-		 * thread's voluntary switches also count sleeps that are not
-		 * ours (a page fault, a lock under load: 3 were seen on the
-		 * debug kernel); a herd would give the later waiters up to
-		 * WAITERS, so half of that still catches one.
-		 */
-		EXPECT_GE(WAITERS / 2, w[i].switches);
+		switches = w[i].switches > switches ? w[i].switches : switches;
 	}
+	/*
+	 * The kernel's wakeup count is the check: a herd would wake the
+	 * waiters up to WAITERS * (WAITERS + 1) / 2 times. The threads'
+	 * voluntary switches also count sleeps that are not ours (a page
+	 * fault; on PREEMPT_RT, every wait for the domain's lock), so they
+	 * are only shown.
+	 */
+	TH_LOG("at most %ld voluntary switches in a wait", switches);
 	ASSERT_EQ(0, dev_stats(fd, &st));
 	EXPECT_LE(WAITERS, st.wakeups);
 	EXPECT_GE(2 * WAITERS - 1, st.wakeups);
@@ -619,7 +632,8 @@ TEST(range_trashed_while_waiting)
 					     .ticket = tickets[i] };
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, wait_long, &w[i]));
 	}
-	usleep(200 * 1000);
+	/* All five asleep (counted), not after a time: one may be late. */
+	ASSERT_EQ(0, dev_waits_reach(a, 5, 60, &st));
 	EXPECT_EQ(0, dev_trash(b, 1, 100));
 	for (i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);

@@ -1293,8 +1293,9 @@ TEST_F(ring, ring_wait_eintr)
 	ASSERT_EQ(0, u_take(&self->r, self->r.id, &t0));
 	ASSERT_EQ(0, u_take(&self->r, self->r.id, &t1));
 	ASSERT_TRUE(u_flag(&self->r, t1, self->r.id));
+	/* A deadline no stall of the guest reaches before the signal. */
 	waiter_asleep(_metadata, &w, &st, self->r.fd, ORDSCHED_IOC_RING_WAIT, t1,
-		      3 * SEC);
+		      60 * SEC);
 	pthread_kill(w.th, SIGUSR1);
 	pthread_join(w.th, NULL);
 	EXPECT_EQ(-EINTR, w.ret);
@@ -1830,8 +1831,14 @@ TEST_F(pair, close_during_ring_wait)
 	close(self->fb);
 	self->fb = -1;
 	ASSERT_EQ(0, stats(self->r.fd, &st));
-	EXPECT_EQ(2, st.handles);
-	EXPECT_EQ(0, st.released);
+	/*
+	 * Not released while the wait goes on; a guest stalled past the
+	 * deadline before the close (the timeout counted) has it over.
+	 */
+	if (!st.timeouts) {
+		EXPECT_EQ(2, st.handles);
+		EXPECT_EQ(0, st.released);
+	}
 	pthread_join(w.th, NULL);
 	EXPECT_EQ(-ETIMEDOUT, w.ret);
 	EXPECT_TRUE(STATS_UNTIL(self->r.fd, st, st.handles == 1, 10));
@@ -1840,7 +1847,7 @@ TEST_F(pair, close_during_ring_wait)
 }
 
 /* EBUSY at ORDSCHED_MAX_WAITERS_DOMAIN sleepers of the domain. */
-TEST_F(ring, ring_wait_ebusy_domain)
+TEST_F_TIMEOUT(ring, ring_wait_ebusy_domain, 240)
 {
 	enum { H = ORDSCHED_MAX_WAITERS_DOMAIN / ORDSCHED_MAX_WAITERS_HANDLE };
 	static struct waiter w[ORDSCHED_MAX_WAITERS_DOMAIN];
@@ -1857,7 +1864,7 @@ TEST_F(ring, ring_wait_ebusy_domain)
 		/* Flagged, so that the trash below wakes its waiters. */
 		ASSERT_TRUE(u_flag(&self->r, tk[i], ids[i]));
 	}
-	dl = now_ns() + 60 * SEC;
+	dl = now_ns() + 150 * SEC;
 	for (i = 0; i < ORDSCHED_MAX_WAITERS_DOMAIN; i++) {
 		int h = i / ORDSCHED_MAX_WAITERS_HANDLE;
 
@@ -1865,7 +1872,7 @@ TEST_F(ring, ring_wait_ebusy_domain)
 					  tk[h], dl));
 	}
 	ASSERT_TRUE(STATS_UNTIL(self->r.fd, st,
-				st.waits >= ORDSCHED_MAX_WAITERS_DOMAIN, 30));
+				st.waits >= ORDSCHED_MAX_WAITERS_DOMAIN, 120));
 	EXPECT_EQ(-EBUSY, ring_wait(fds[H], tk[H], dl));
 	for (i = 0; i < H; i++)
 		EXPECT_EQ(0, dev_trash(fds[i], tk[i], 1));
