@@ -353,20 +353,38 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/*
+ * Hold the fatal signals off (the mask before in *@old, for
+ * sigprocmask(SIG_SETMASK) to restore), around the creation of the
+ * temporary file and its record in cleanup_path: one that came in between
+ * would leave the file behind. Only the main thread runs then.
+ */
+static void fatal_signals_hold(sigset_t *old)
+{
+	sigset_t set;
+	unsigned int i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(&set, fatal_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
 static void catch_fatal_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa = { .sa_handler = on_fatal_signal }, old;
 	unsigned int i;
 
 	/* Past the file size limit, a write fails (EFBIG) instead of killing. */
 	signal(SIGXFSZ, SIG_IGN);
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		/* A signal ignored from the start (nohup) stays ignored. */
-		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_IGN)
+		if (!sigaction(fatal_signals[i], NULL, &old) && old.sa_handler == SIG_IGN)
 			continue;
-		sigaction(sigs[i], &sa, NULL);
+		sigaction(fatal_signals[i], &sa, NULL);
 	}
 }
 
@@ -383,6 +401,7 @@ static int open_output(struct job *job, const char *out, char **tmp,
 	struct stat st;
 	int exists = 0;
 	mode_t mask;
+	sigset_t sigs;
 
 	*tmp = NULL;
 	*target = NULL;
@@ -402,15 +421,20 @@ static int open_output(struct job *job, const char *out, char **tmp,
 		fprintf(stderr, "ordsched-pgzip: %s\n", strerror(ENOMEM));
 		return -1;
 	}
+	fatal_signals_hold(&sigs);
 	job->out = mkstemp(*tmp);
 	if (job->out < 0) {
+		int err = errno;
+
+		sigprocmask(SIG_SETMASK, &sigs, NULL);
 		fprintf(stderr, "ordsched-pgzip: %s: cannot create a temporary file beside it: %s\n",
-			out, strerror(errno));
+			out, strerror(err));
 		free(*tmp);
 		*tmp = NULL;
 		return -1;
 	}
 	cleanup_path = *tmp;
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
 	if (exists) {
 		/* Best effort: only root may give a file away. */
 		if (fchown(job->out, st.st_uid, st.st_gid))
