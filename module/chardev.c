@@ -230,7 +230,7 @@ static int ordsched_ioc_new_handle(struct ordsched_handle *h,
 	}
 	file = anon_inode_getfile("[ordsched]", &ordsched_fops, new, O_RDWR);
 	if (IS_ERR(file)) {
-		ordsched_handle_release(new);
+		ordsched_handle_discard(new);
 		put_unused_fd(fd);
 		return PTR_ERR(file);
 	}

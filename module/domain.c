@@ -867,6 +867,9 @@ err_dom:
  * ordsched_handle_create() - another handle on the domain of a handle
  * @h: the existing handle
  *
+ * The new handle is not counted in the domain's handles until
+ * ordsched_handle_publish(); until then ordsched_handle_discard() drops it.
+ *
  * Context: process context; may sleep.
  * Return: the new handle, holding no ticket, or NULL when out of memory.
  */
@@ -877,10 +880,7 @@ struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h)
 
 	if (!nh)
 		return NULL;
-	spin_lock(&dom->lock);
-	dom->handles++;
 	refcount_inc(&dom->ref);
-	spin_unlock(&dom->lock);
 	return nh;
 }
 
@@ -889,9 +889,9 @@ struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h)
  * about to reach userspace
  * @h: the new handle
  *
- * From now on the domain has had a second handle, and can no longer become
- * a ring domain (ORDSCHED_IOC_RING_SETUP answers EBUSY). A handle that
- * never got this far (its descriptor could not be made) leaves no trace.
+ * From now on it counts in the domain's handles, which has had a second
+ * one and can no longer become a ring domain (ORDSCHED_IOC_RING_SETUP
+ * answers EBUSY); ordsched_handle_release() ends it.
  *
  * Context: process context; takes the domain lock.
  */
@@ -900,8 +900,27 @@ void ordsched_handle_publish(struct ordsched_handle *h)
 	struct ordsched_domain *dom = h->dom;
 
 	spin_lock(&dom->lock);
+	dom->handles++;
 	dom->shared = true;
 	spin_unlock(&dom->lock);
+}
+
+/**
+ * ordsched_handle_discard() - drop a handle that never reached userspace
+ * @h: a handle from ordsched_handle_create(), not published (its
+ *	descriptor could not be made)
+ *
+ * It held nothing and was never counted: it leaves no trace, no release
+ * of a ring domain's slots, no wake-up.
+ *
+ * Context: process context.
+ */
+void ordsched_handle_discard(struct ordsched_handle *h)
+{
+	struct ordsched_domain *dom = h->dom;
+
+	kfree(h);
+	ordsched_domain_put(dom);
 }
 
 /* Trash every ticket @h holds: nobody waits for a handle that is gone. */

@@ -202,6 +202,7 @@ void ordsched_domain_debugfs_init(void);
 struct ordsched_handle *ordsched_domain_create(void);
 struct ordsched_handle *ordsched_handle_create(struct ordsched_handle *h);
 void ordsched_handle_publish(struct ordsched_handle *h);
+void ordsched_handle_discard(struct ordsched_handle *h);
 void ordsched_handle_release(struct ordsched_handle *h);
 
 int ordsched_domain_take(struct ordsched_handle *h, u32 count, u64 *first);
