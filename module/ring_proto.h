@@ -163,13 +163,17 @@
  *    released id: the library keeps the descriptor open while any of its
  *    threads may touch the ring.
  *
- * Several threads may wait for one ticket, in one process or in several
- * (a handle shared by fork()), on one flag: the word has no bits to count
- * them. So only a wait that returns at the turn takes the flag back (the
- * mover has woken every sleeper of the ticket by then); one that returns
- * without it (deadline, signal) leaves the flag for the others, at the
- * cost of a RING_WAKE that may find nobody. (A wait that unflagged on a
- * timeout left another process's sleeper to sleep until its deadline.)
+ * Several threads may wait for one ticket on its one flag: the word has
+ * no bits to count them. A wait that returns without the turn (deadline,
+ * signal) leaves the flag for the others, at the cost of a RING_WAKE that
+ * may find nobody (taking it back left another process's sleeper asleep
+ * until its deadline). One that returns at the turn takes it back, so
+ * that the next tail mover need not enter the kernel; that is safe for a
+ * lone waiter only. Having seen the turn itself, it may take the flag
+ * back before the mover looks at the slot, and a waiter already asleep
+ * then misses its wake-up. The library wakes the other waiters of its own
+ * process itself then (ring_waiters); those of another process sharing
+ * the handle are not covered, a narrow window libordsched.h names.
  *
  * Wrap and ABA. head and tail are u64 compared for equality and by signed
  * difference, so crossing 2^64 is harmless. A slot word holds the ticket

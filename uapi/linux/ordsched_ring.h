@@ -242,11 +242,13 @@ struct ordsched_ring_setup {
  * after it has queued the caller, so a tail moved onto @ticket before the
  * call is seen, and one moved after it comes with a wake. Without the
  * flag, nobody is asked to wake the caller: it sleeps until its deadline
- * or a signal. Several threads (of any process holding the handle) may
- * wait for one ticket on its one flag, provided none takes the flag back
- * before the turn: a wait that returns without it (ETIMEDOUT, EINTR)
- * must leave the flag, or another waiter loses its wake-up (the cost: a
- * RING_WAKE that may find nobody). Returns 0 when the tail is @ticket.
+ * or a signal. One thread waits per ticket. Where several do (threads,
+ * or processes sharing the handle), a wait that returns without its turn
+ * (ETIMEDOUT, EINTR) must leave the flag (the cost: a RING_WAKE that may
+ * find nobody), and one that takes the flag back at its turn must then
+ * wake the others if they may be asleep (RING_WAKE): the thread that
+ * moved the tail may look at the slot after the flag was taken back, and
+ * wake nobody. Returns 0 when the tail is @ticket.
  * ETIMEDOUT, EINTR, EBUSY as ORDSCHED_IOC_WAIT. EPERM: the slot is owned
  * by another handle. EALREADY: @ticket is retired (also when that happens
  * during the wait). EINVAL: @ticket was never handed out.

@@ -290,7 +290,12 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  * in time, also those of the next ticket, ahead of theirs: these wait
  * on in the kernel, and a wait never returns before its turn. On the
  * ring the spin answers for any handle's ticket, from the ring's slot
- * words (the same answers as the kernel's).
+ * words (the same answers as the kernel's). Threads of a process may wait
+ * for the same ticket. On the ring, processes sharing a handle (after
+ * fork(2)) that wait for the same ticket have a narrow window: when one
+ * finds the turn itself, the other, already asleep, can miss it and sleep
+ * until its deadline. A wait that ends without the turn leaves the others
+ * their wake-up.
  *
  * Return: 0 when it is @ticket's turn; -ETIMEDOUT; -EINTR when a signal
  * handler without SA_RESTART ran; -EPERM when another handle holds
