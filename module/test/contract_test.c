@@ -17,7 +17,6 @@
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/rcupdate.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <ordsched.h>
@@ -253,9 +252,6 @@ static void kx_flush_worker(struct work_struct *work)
 static void keyed_flush_past_only_killable(struct ktest *t)
 {
 	struct kx_test *kt = kzalloc(sizeof(*kt), GFP_KERNEL);
-	struct task_struct *flusher;
-	unsigned int asleep = 0;
-	unsigned long until;
 	u64 key_a = 1, key_b = 2;
 
 	if (!KT_EXPECT(t, kt))
@@ -276,19 +272,12 @@ static void keyed_flush_past_only_killable(struct ktest *t)
 	/*
 	 * A flush starts; then a later task blocks on another key. The
 	 * flush's only sleep here is its wait for the early task, past the
-	 * change of color: once its worker is seen asleep (three times in a
-	 * row, not between a wait's setting of its state and its check), a
-	 * task queued is later. (A sleep of 50 ms stood for that, which a
-	 * slow worker outlasts.)
+	 * change of color: once its worker is seen asleep, a task queued is
+	 * later. (A sleep of 50 ms stood for that, which a slow worker
+	 * outlasts.)
 	 */
 	queue_work(system_unbound_wq, &kt->flush_work);
-	until = jiffies + 5 * HZ;
-	while (asleep < 3 && time_before(jiffies, until)) {
-		flusher = READ_ONCE(kt->flusher);
-		asleep = flusher && !task_is_running(flusher) ? asleep + 1 : 0;
-		usleep_range(1000, 2000);
-	}
-	KT_EXPECT_EQ(t, asleep, 3);
+	KT_EXPECT(t, kt_stays_asleep(&kt->flusher, &kt->flushed));
 	KT_EXPECT(t, ordsched_keyed_queue(kt->kx, &kt->tasks[1], &key_b, 1));
 	KT_EXPECT(t, !wait_for_completion_timeout(&kt->flushed,
 						  msecs_to_jiffies(100)));

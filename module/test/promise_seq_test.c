@@ -65,8 +65,9 @@ struct async {
 	int (*fn)(void *data);
 	void *data;
 	struct task_struct *task;
+	/* The thread, once it runs. */
+	struct task_struct *running;
 	struct completion done;
-	bool started;
 	int ret;
 };
 
@@ -75,7 +76,7 @@ static int async_thread(void *arg)
 	struct async *a = arg;
 
 	allow_signal(SIGKILL);
-	WRITE_ONCE(a->started, true);
+	WRITE_ONCE(a->running, current);
 	a->ret = a->fn(a->data);
 	complete(&a->done);
 	return 0;
@@ -100,26 +101,10 @@ static struct async *async_start(struct ktest *t, int (*fn)(void *), void *data)
 	return a;
 }
 
-/*
- * Whether the call went to sleep and stays asleep (it has not returned):
- * the thread is seen sleeping three times in a row, 10 ms apart.
- */
+/* Whether the call went to sleep and stays asleep (it has not returned). */
 static bool async_blocked(struct async *a)
 {
-	int i, asleep = 0;
-
-	for (i = 0; i < 500; i++) {
-		if (completion_done(&a->done))
-			return false;
-		if (READ_ONCE(a->started) && !task_is_running(a->task)) {
-			if (++asleep >= 3)
-				return true;
-		} else {
-			asleep = 0;
-		}
-		usleep_range(10000, 11000);
-	}
-	return false;
+	return kt_stays_asleep(&a->running, &a->done);
 }
 
 static void async_kill(struct async *a)

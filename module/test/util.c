@@ -77,6 +77,26 @@ void kt_spin_ms(unsigned int ms)
 	}
 }
 
+bool kt_stays_asleep(struct task_struct *const *task, struct completion *done)
+{
+	struct task_struct *p;
+	int i, asleep = 0;
+
+	for (i = 0; i < 500; i++) {
+		if (done && completion_done(done))
+			return false;
+		p = READ_ONCE(*task);
+		if (p && !task_is_running(p)) {
+			if (++asleep >= 3)
+				return true;
+		} else {
+			asleep = 0;
+		}
+		usleep_range(10000, 11000);
+	}
+	return false;
+}
+
 int kt_register_grab_kretprobe(struct kretprobe *krp)
 {
 	static const char * const names[] = {

@@ -39,8 +39,18 @@ bool kt_wait_held(atomic_t *stage);
 /* Let @ms milliseconds pass spinning, as kt_wait_held() waits. */
 void kt_spin_ms(unsigned int ms);
 
+struct completion;
 struct kretprobe;
 struct task_struct;
+
+/*
+ * Is the thread *@task (NULL until it is known) asleep, and staying
+ * asleep: seen not running three times in a row, 10 ms apart (not between
+ * a wait's setting of its state and its check), within 5 s, and @done
+ * (if not NULL: the call it makes returned) not completed?
+ */
+bool kt_stays_asleep(struct task_struct *const *task,
+		     struct completion *done);
 
 /*
  * Register @krp, its handlers set, on the workqueue's grab of a work's
