@@ -10,8 +10,9 @@ of the same build its value moves with the host and with where the guest
 happened to place things (2-4x for some ratios on a shared host). So this
 prints, per goal, its value in every boot, the median of those values and
 how many boots met it: a goal met in one boot and missed in the next is
-not met. Then the controls (the same contender twice, bench_report.py's
-A/A ratios): what the noise alone gives. Last, for every goal and control
+not met. Then the controls (bench_report.py's A/A ratios, the same
+contender twice: what the noise alone gives; and the futex ring with the
+ownership record against the futex ring: what that write costs). Last, for every goal and control
 that lists its repetitions' ratios, those of all boots pooled: their
 median and a 95 % bootstrap interval of that median (resampled with a
 fixed seed, so the same files print the same interval). An interval that
@@ -102,8 +103,8 @@ def main():
         print("  %-70s %s %6s %d/%d" % (name, cells(values), fmt(med),
                                         met, known))
     if corder:
-        print("Controls (the same contender twice): the value in each boot "
-              "and their median")
+        print("Controls (the futex ring against itself, and with the "
+              "ownership record): the value in each boot and their median")
         for name in corder:
             values, med, _, _ = row(name, cboots)
             print("  %-70s %s %6s" % (name, cells(values), fmt(med)))

@@ -31,6 +31,11 @@
  *			A/A control. Its ratio to "ring" in the same boot is
  *			what the host's noise alone makes of two identical
  *			contenders, the yardstick for every other ratio
+ *	ring-owned	the same ring, whose take also writes who holds the
+ *			ticket into the ticket's slot, as ordsched's take
+ *			claims its slot: what that one write costs, the
+ *			record that robustness to death needs. Not robust
+ *			either: nothing reads the record
  *	spin		an atomic counter, waiters spin on it (the hand-off
  *			limit while threads <= CPUs; with more threads, a
  *			waiter burns the CPU its predecessor needs)
@@ -370,6 +375,8 @@ _Static_assert(RING >= MAX_THREADS && !(RING & (RING - 1)),
 
 struct rg_slot {
 	uint32_t word;
+	/* ring-owned only: who holds the ticket, written at its take. */
+	uint64_t owner;
 } __attribute__((aligned(64)));
 
 static struct rg_slot rg_ring[RING] SHARED;
@@ -434,6 +441,31 @@ static const struct seq_ops seq_ring_again = {
 	"ring-again", rg_init, user_take, rg_wait, rg_complete, 1,
 };
 
+/*
+ * ring-owned: the futex ring that also records, at every take, who holds
+ * the ticket, in the ticket's slot: the store with which ordsched's take
+ * claims its slot (module/ring_proto.h), so that the kernel can find a
+ * dead holder's tickets. Nothing reads it here: a measuring instrument,
+ * the futex ring plus the one write robustness adds where ordsched puts
+ * it. The completer then reads a line that the next ticket's taker has
+ * just written, as ordsched's does.
+ */
+static __thread char ro_me;
+
+static int ro_take(uint64_t *t)
+{
+	user_take(t);
+	/* The thread (the address of its own variable) and the ticket. */
+	__atomic_store_n(&rg_ring[*t & (RING - 1)].owner,
+			 (uint64_t)(uintptr_t)&ro_me ^ *t << 40,
+			 __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static const struct seq_ops seq_ring_owned = {
+	"ring-owned", rg_init, ro_take, rg_wait, rg_complete, 1,
+};
+
 /* --- spin ------------------------------------------------------------- */
 
 static uint64_t sp_next SHARED;
@@ -462,7 +494,7 @@ static const struct seq_ops seq_spin = {
 
 static const struct seq_ops *const contenders[] = {
 	&seq_ordsched, &seq_ordsched_ioctl, &seq_condvar, &seq_futex, &seq_ring,
-	&seq_ring_again, &seq_spin, &seq_ordsched_private,
+	&seq_ring_again, &seq_ring_owned, &seq_spin, &seq_ordsched_private,
 };
 
 /* --- work, commit, threads -------------------------------------------- */
@@ -590,7 +622,7 @@ int main(int argc, char **argv)
 	arg_u64(argc, argv, "items", &run.max_items);
 	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
 		fprintf(stderr,
-			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|ring-again|spin|ordsched-private threads=T work_ns=W [duration_ms=MS | items=N]\n",
+			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|ring-again|ring-owned|spin|ordsched-private threads=T work_ns=W [duration_ms=MS | items=N]\n",
 			argv[0]);
 		return 2;
 	}
