@@ -12,10 +12,29 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mkdir -p "${1:?usage: build-deb.sh OUT_DIR}" && cd "$1" && pwd)
 tree=$out/src/ordsched
 
+# The tree's own files, without build outputs: git's list in a clone; in
+# a tree that is no clone (a release tarball, say), every file but those
+# .gitignore names. tar reads its unanchored patterns itself; the
+# anchored ones ("/build/") it would not, so they become excludes here.
+source_tar() {
+	local pat
+	local -a ex=()
+
+	if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" = "$top" ]; then
+		(cd "$top" && git ls-files --cached --others --exclude-standard -z |
+			xargs -0 tar -cf - --ignore-failed-read 2>/dev/null)
+		return
+	fi
+	while read -r pat; do
+		pat=${pat%/}
+		ex+=("--exclude=.$pat")
+	done < <(grep '^/' "$top/.gitignore")
+	tar -C "$top" -cf - --exclude-vcs --exclude-vcs-ignores "${ex[@]}" .
+}
+
 rm -rf "$out/src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 mkdir -p "$tree"
-(cd "$top" && git ls-files --cached --others --exclude-standard -z |
-	xargs -0 tar -cf - --ignore-failed-read 2>/dev/null) | tar -C "$tree" -xf -
+source_tar | tar -C "$tree" -xf -
 (cd "$tree" && dpkg-buildpackage -us -uc -b >&2)
 mv "$out"/src/*.deb "$out"/src/*.changes "$out"/src/*.buildinfo "$out/"
 ls "$out"/*.deb

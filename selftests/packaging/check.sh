@@ -14,6 +14,8 @@
 #               Module.symvers
 #   uninstall   make uninstall leaves no file behind
 #   deb         make deb builds the four packages; lintian finds no error
+#   deb_no_git  make deb in a tree that is no git clone, with build
+#               outputs in it: the DKMS package holds the clone's files
 #   debs        the four unpack together (no file in two), only
 #               ordsched-dkms has DKMS's source folder, Depends and
 #               scripts, and a program builds with pkg-config's flags
@@ -246,6 +248,26 @@ check_deb() {
 	return "${PIPESTATUS[0]}"
 }
 
+# make deb in a tree that is no git clone, with build outputs lying in it:
+# the same packages, and the DKMS one holds the same files as the clone's.
+check_deb_no_git() {
+	local tree=$work/nogit p
+	copy_tree "$tree"
+	mkdir -p "$tree/build" "$tree/userspace/out"
+	touch "$tree/build/stray" "$tree/userspace/out/stray" \
+		"$tree/module/stray.o" "$tree/module/stray.ko"
+	make -s -C "$tree" deb > /dev/null 2> "$work/nogit.build" ||
+		{ tail -n 30 "$work/nogit.build"; return 1; }
+	for p in ordsched-dkms libordsched1 libordsched-dev ordsched-tools; do
+		ls "$tree"/build/deb/"$p"_*.deb || return 1
+	done
+	dpkg-deb -c "$top"/build/deb/ordsched-dkms_*.deb | awk '{print $NF}' |
+		sort > "$work/dkms.git"
+	dpkg-deb -c "$tree"/build/deb/ordsched-dkms_*.deb | awk '{print $NF}' |
+		sort > "$work/dkms.nogit"
+	diff "$work/dkms.git" "$work/dkms.nogit"
+}
+
 check_debs() {
 	local root=$work/dpkgroot p f n=0
 	for p in libordsched1 libordsched-dev ordsched-tools; do
@@ -299,6 +321,7 @@ check 32bit check_32bit
 check install check_install
 check uninstall check_uninstall
 check deb check_deb
+check deb_no_git check_deb_no_git
 check debs check_debs
 check dkms check_dkms
 check version check_version
