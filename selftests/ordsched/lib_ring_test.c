@@ -12,12 +12,14 @@
  * library's sources and -Wl,--wrap=ioctl.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -26,6 +28,7 @@
 
 #include "kselftest_harness.h"
 #include "libordsched.h"
+#include <linux/ordsched_ring.h>
 
 #define SEC	1000000000ULL
 
@@ -659,6 +662,54 @@ TEST(poll_after_wait_timeout)
 	EXPECT_EQ(0, ordsched_complete(b, tb));
 	ordsched_close(b);
 	ordsched_close(a);
+}
+
+/*
+ * The ioctl path in a ring domain gives the kernel's answers from its
+ * spin too: a ticket this process took, then retired behind its back
+ * (by another process sharing the handle, here by a write to the page
+ * as that process's library would make it), with the tail resting on it
+ * before its retirer moves it on. owned[] still says ours; the slot says
+ * RETIRED, and the kernel answers EALREADY, so the library must.
+ */
+TEST(ioctl_path_turn_retired_elsewhere)
+{
+	struct ordsched_ring_setup rs = { 0 };
+	struct ordsched_wait w = { 0 };
+	struct ordsched *os;
+	__u64 *page, *slot;
+	uint64_t t;
+	int fd;
+
+	fd = open("/dev/ordsched", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	if (ioctl(fd, ORDSCHED_IOC_RING_SETUP, &rs))
+		SKIP(close(fd); return, "no ring: %s", strerror(errno));
+	page = mmap(NULL, rs.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    rs.mmap_offset);
+	ASSERT_NE(MAP_FAILED, page);
+	/* The same handle, on the ioctl path: its commands bear rs.id. */
+	ASSERT_EQ(0, ordsched_from_fd_flags(dup(fd), ORDSCHED_OPEN_NO_RING,
+					    &os));
+	ASSERT_FALSE(ordsched_uses_ring(os));
+	ASSERT_EQ(0, ordsched_take(os, &t));
+	ASSERT_EQ(t, ordsched_tail(os));
+	slot = (__u64 *)((char *)page + rs.slots_offset) +
+	       ORDSCHED_RING_INDEX(t, rs.slots);
+	/* The ioctl path's take flags its ticket SLEEPING for good. */
+	ASSERT_TRUE(__atomic_compare_exchange_n(slot,
+		&(__u64){ ORDSCHED_RING_WORD(t, rs.id, ORDSCHED_RING_SLEEPING) },
+		ORDSCHED_RING_WORD(t, 0, ORDSCHED_RING_RETIRED), 0,
+		__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+	EXPECT_EQ(t, ordsched_tail(os));
+	w.ticket = t;
+	w.deadline_ns = ordsched_deadline_in(SEC);
+	EXPECT_EQ(-1, ioctl(fd, ORDSCHED_IOC_WAIT, &w));
+	EXPECT_EQ(EALREADY, errno);
+	EXPECT_EQ(-EALREADY, ordsched_wait(os, t, ordsched_deadline_in(SEC)));
+	ordsched_close(os);
+	munmap(page, rs.size);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -194,6 +194,41 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	return ret;
 }
 
+/*
+ * The ioctl path at the turn: is @ticket, which this process still owns,
+ * live as the page says? In a ring domain (the status page is then the
+ * ring page, its header at ORDSCHED_RING_HDR_OFFSET) the tail rests for
+ * an instant on a ticket retired early, until its retirer moves it on,
+ * and the retirer may be another process sharing the handle, whose
+ * retirements owned[] does not see. Live only if the slot holds this
+ * ticket, OWNED or SLEEPING (by whichever id: the kernel gave the handle
+ * one that we were not told); anything else, a header that makes no sense
+ * included, is the kernel's to answer. A domain without a ring has no
+ * header (version 0) and retires nothing behind the library's back but
+ * what the kernel answers for.
+ */
+static int ioctl_turn_live(const struct ordsched *os, uint64_t ticket)
+{
+	const volatile char *page = os->status;
+	const volatile struct ordsched_ring_hdr *hdr =
+		(const volatile void *)(page + ORDSCHED_RING_HDR_OFFSET);
+	uint32_t slots, off, size = os->api.status_size;
+	uint64_t w;
+
+	if (!hdr->version)
+		return 1;
+	slots = hdr->slots;
+	off = hdr->slots_offset;
+	if (!slots || (slots & (slots - 1)) || off % 8 || off > size ||
+	    (size - off) / 8 < slots)
+		return 0;
+	w = __atomic_load_n((const uint64_t *)(page + off) +
+			    ORDSCHED_RING_INDEX(ticket, slots),
+			    __ATOMIC_ACQUIRE);
+	return ordsched_ring_diff(w, ticket) == 0 &&
+	       ordsched_ring_owned(w);
+}
+
 /* The ioctl path: a short spin on the mapped tail, then the kernel. */
 __attribute__((noinline))
 static int ioctl_wait(struct ordsched *os, uint64_t ticket,
@@ -213,10 +248,11 @@ static int ioctl_wait(struct ordsched *os, uint64_t ticket,
 		/*
 		 * Still ours, looked at after the tail: in a ring domain the
 		 * tail steps onto tickets retired early, and another thread
-		 * of ours forgets a ticket before it retires it.
+		 * of ours forgets a ticket before it retires it; another
+		 * process sharing the handle does not, the slot tells.
 		 */
 		if (tail == ticket) {
-			if (os_owns(os, ticket))
+			if (os_owns(os, ticket) && ioctl_turn_live(os, ticket))
 				return 0;
 			break;
 		}
