@@ -40,7 +40,7 @@ failed=0
 pkgs=(dpkg-dev debhelper dh-dkms dkms lintian fakeroot python3 zlib1g-dev pkgconf)
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'ok installed'* ]] ||
 		missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
@@ -160,7 +160,7 @@ installed_client() { # installed_client PREFIX
 # where no module is loaded (-ENOENT), and the shared build must load
 # LIBDIR's library.
 linked_client() { # linked_client INCLUDEDIR LIBDIR [PCDIR SYSROOT]
-	local dir=$work/linked flags
+	local dir=$work/linked flags libs
 	rm -rf "$dir" && mkdir -p "$dir"
 	cat > "$dir/client.c" <<-'EOF'
 	#define _POSIX_C_SOURCE 200809L
@@ -190,8 +190,11 @@ linked_client() { # linked_client INCLUDEDIR LIBDIR [PCDIR SYSROOT]
 	# shellcheck disable=SC2086 # the flags are words
 	cc -std=c11 -Wall -Werror -o "$dir/shared" "$dir/client.c" $flags ||
 		return 1
-	LD_LIBRARY_PATH=$2 ldd "$dir/shared" | grep -q "libordsched.so.1 => $2/" ||
-		{ echo "the program does not load $2's library:"; LD_LIBRARY_PATH=$2 ldd "$dir/shared"; return 1; }
+	# Not "ldd | grep -q" under pipefail: grep's early exit can kill
+	# ldd with SIGPIPE and fail the pipeline on a match.
+	libs=$(LD_LIBRARY_PATH=$2 ldd "$dir/shared") || return 1
+	grep -q "libordsched.so.1 => $2/" <<<"$libs" ||
+		{ echo "the program does not load $2's library:"; echo "$libs"; return 1; }
 	LD_LIBRARY_PATH=$2 "$dir/shared" || { echo "shared: exit $?"; return 1; }
 	cc -std=c11 -Wall -Werror -o "$dir/static" "$dir/client.c" -I"$1" \
 		"$2/libordsched.a" -lpthread || return 1
@@ -226,7 +229,7 @@ dependent_module() { # dependent_module KSRCDIR
 	make -C "$kdir" M="$dir" modules > "$dir/log" 2>&1 || { cat "$dir/log"; return 1; }
 	cat "$dir/log"
 	! grep -q 'undefined!' "$dir/log" &&
-		modinfo -F depends "$dir/client.ko" | grep -qx ordsched
+		grep -qx ordsched <<<"$(modinfo -F depends "$dir/client.ko")"
 }
 
 check_uninstall() {
@@ -272,8 +275,10 @@ check_debs() {
 	local root=$work/dpkgroot p f n=0
 	for p in libordsched1 libordsched-dev ordsched-tools; do
 		f=$(ls "$top"/build/deb/"$p"_*.deb) || return 1
-		dpkg-deb -f "$f" Depends | grep -q dkms && { echo "$p depends on dkms"; n=1; }
-		dpkg-deb -c "$f" | grep -q ' \./usr/src/' && { echo "$p ships /usr/src"; n=1; }
+		grep -q dkms <<<"$(dpkg-deb -f "$f" Depends)" &&
+			{ echo "$p depends on dkms"; n=1; }
+		grep -q ' \./usr/src/' <<<"$(dpkg-deb -c "$f")" &&
+			{ echo "$p ships /usr/src"; n=1; }
 		dpkg-deb -e "$f" "$work/ctl-$p" &&
 			cat "$work/ctl-$p"/{pre,post}{inst,rm} 2>/dev/null |
 			grep -q dkms && { echo "$p runs dkms"; n=1; }

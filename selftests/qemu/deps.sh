@@ -21,7 +21,7 @@ pkgs=(
 
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'ok installed'* ]] ||
 		missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
