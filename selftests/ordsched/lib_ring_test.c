@@ -679,6 +679,7 @@ TEST(ioctl_path_turn_retired_elsewhere)
 	struct ordsched *os;
 	__u64 *page, *slot;
 	uint64_t t;
+	long n;
 	int fd;
 
 	fd = open("/dev/ordsched", O_RDWR | O_CLOEXEC);
@@ -692,8 +693,13 @@ TEST(ioctl_path_turn_retired_elsewhere)
 	ASSERT_EQ(0, ordsched_from_fd_flags(dup(fd), ORDSCHED_OPEN_NO_RING,
 					    &os));
 	ASSERT_FALSE(ordsched_uses_ring(os));
+	ordsched_set_spin(os, ORDSCHED_DEFAULT_SPIN);
 	ASSERT_EQ(0, ordsched_take(os, &t));
 	ASSERT_EQ(t, ordsched_tail(os));
+	/* Live at the turn: the spin answers, with no system call. */
+	n = __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED);
+	EXPECT_EQ(0, ordsched_wait(os, t, ordsched_deadline_in(SEC)));
+	EXPECT_EQ(n, __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED));
 	slot = (__u64 *)((char *)page + rs.slots_offset) +
 	       ORDSCHED_RING_INDEX(t, rs.slots);
 	/* The ioctl path's take flags its ticket SLEEPING for good. */
@@ -706,7 +712,11 @@ TEST(ioctl_path_turn_retired_elsewhere)
 	w.deadline_ns = ordsched_deadline_in(SEC);
 	EXPECT_EQ(-1, ioctl(fd, ORDSCHED_IOC_WAIT, &w));
 	EXPECT_EQ(EALREADY, errno);
+	/* The tail still on it: the spin sees the turn, the slot says no. */
+	EXPECT_EQ(t, ordsched_tail(os));
+	n = __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED);
 	EXPECT_EQ(-EALREADY, ordsched_wait(os, t, ordsched_deadline_in(SEC)));
+	EXPECT_EQ(n + 1, __atomic_load_n(&nr_ioctls, __ATOMIC_RELAXED));
 	ordsched_close(os);
 	munmap(page, rs.size);
 	close(fd);

@@ -215,11 +215,24 @@ static int ioctl_turn_live(const struct ordsched *os, uint64_t ticket)
 	uint32_t slots, off, size = os->api.status_size;
 	uint64_t w;
 
-	if (!hdr->version)
+	if (!(os->api.features & ORDSCHED_FEAT_RING) ||
+	    size < ORDSCHED_RING_HDR_OFFSET + sizeof(*hdr) || !hdr->version)
 		return 1;
+#if UINTPTR_MAX != UINT64_MAX
+	/*
+	 * A 64-bit atomic load may be a compare-and-swap here, which the
+	 * read-only status page refuses: the kernel answers.
+	 */
+	(void)ticket;
+	(void)slots;
+	(void)off;
+	(void)w;
+	return 0;
+#else
 	slots = hdr->slots;
 	off = hdr->slots_offset;
-	if (!slots || (slots & (slots - 1)) || off % 8 || off > size ||
+	if (hdr->version != ORDSCHED_RING_VERSION || !slots ||
+	    (slots & (slots - 1)) || off % 8 || off > size ||
 	    (size - off) / 8 < slots)
 		return 0;
 	w = __atomic_load_n((const uint64_t *)(page + off) +
@@ -227,6 +240,7 @@ static int ioctl_turn_live(const struct ordsched *os, uint64_t ticket)
 			    __ATOMIC_ACQUIRE);
 	return ordsched_ring_diff(w, ticket) == 0 &&
 	       ordsched_ring_owned(w);
+#endif
 }
 
 /* The ioctl path: a short spin on the mapped tail, then the kernel. */
