@@ -8,14 +8,15 @@
 # usage: build-deb.sh OUT_DIR
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd -P)
 out=$(mkdir -p "${1:?usage: build-deb.sh OUT_DIR}" && cd "$1" && pwd)
 tree=$out/src/ordsched
 
 # The tree's own files, without build outputs: git's list in a clone; in
 # a tree that is no clone (a release tarball, say), every file but those
-# .gitignore names. tar reads its unanchored patterns itself; the
-# anchored ones ("/build/") it would not, so they become excludes here.
+# .gitignore names. tar reads its file patterns itself; the anchored ones
+# ("/build/") and those of folders ("name/") it would not match, so they
+# become excludes here.
 source_tar() {
 	local pat
 	local -a ex=()
@@ -26,9 +27,11 @@ source_tar() {
 		return
 	fi
 	while read -r pat; do
-		pat=${pat%/}
-		ex+=("--exclude=.$pat")
-	done < <(grep '^/' "$top/.gitignore")
+		case $pat in
+		/*) ex+=("--exclude=.${pat%/}") ;;
+		*/) ex+=("--exclude=${pat%/}") ;;
+		esac
+	done < <(grep -v '^#' "$top/.gitignore")
 	tar -C "$top" -cf - --exclude-vcs --exclude-vcs-ignores "${ex[@]}" .
 }
 

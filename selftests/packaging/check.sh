@@ -254,7 +254,7 @@ check_deb() {
 # make deb in a tree that is no git clone, with build outputs lying in it:
 # the same packages, and the DKMS one holds the same files as the clone's.
 check_deb_no_git() {
-	local tree=$work/nogit p
+	local tree=$work/nogit p left
 	copy_tree "$tree"
 	mkdir -p "$tree/build" "$tree/userspace/out"
 	touch "$tree/build/stray" "$tree/userspace/out/stray" \
@@ -264,6 +264,11 @@ check_deb_no_git() {
 	for p in ordsched-dkms libordsched1 libordsched-dev ordsched-tools; do
 		ls "$tree"/build/deb/"$p"_*.deb || return 1
 	done
+	# No build output reached the copy the packages were built from.
+	left=$(find "$tree/build/deb/src" -name 'stray*')
+	[ -z "$left" ] || { echo "copied: $left"; return 1; }
+	ls "$top"/build/deb/ordsched-dkms_*.deb > /dev/null ||
+		{ echo "no package of the clone's to compare with"; return 1; }
 	dpkg-deb -c "$top"/build/deb/ordsched-dkms_*.deb | awk '{print $NF}' |
 		sort > "$work/dkms.git"
 	dpkg-deb -c "$tree"/build/deb/ordsched-dkms_*.deb | awk '{print $NF}' |
@@ -280,8 +285,8 @@ check_debs() {
 		grep -q ' \./usr/src/' <<<"$(dpkg-deb -c "$f")" &&
 			{ echo "$p ships /usr/src"; n=1; }
 		dpkg-deb -e "$f" "$work/ctl-$p" &&
-			cat "$work/ctl-$p"/{pre,post}{inst,rm} 2>/dev/null |
-			grep -q dkms && { echo "$p runs dkms"; n=1; }
+			grep -qs dkms "$work/ctl-$p"/{pre,post}{inst,rm} &&
+			{ echo "$p runs dkms"; n=1; }
 	done
 	# As the README installs them: all at once, into an empty root.
 	rm -rf "$root" && mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
