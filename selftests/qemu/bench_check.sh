@@ -120,16 +120,17 @@ control_runs() {
 
 # aa_report: three repetitions of ring, ring-again and ring-owned, made up:
 # per rep ring-again / ring = 1.0, 0.5 and 6.0, both medians 2000 items/s;
-# ring-owned / ring = 0.9, 0.95 and 0.8: its median, 1800 items/s, is
-# 0.90x the ring's (the medians' ratio is the control's value, as for
-# the goals) and its worst repetition 0.80x.
+# ring-owned / ring = 0.9, 0.75 and 0.95: its median, 1500 items/s, is
+# 0.75x the ring's (the medians' ratio is the control's value, as for
+# the goals, not the median of the ratios, 0.90) and its worst
+# repetition 0.75x.
 aa_report() {
 	local r c items w=1000 rep
 
 	echo "bench meta cpus=2" > "$tmp/aa.log"
 	for r in "1 ring 2000" "1 ring-again 2000" "2 ring 2000" \
 		"2 ring-again 1000" "3 ring 1000" "3 ring-again 6000" \
-		"1 ring-owned 1800" "2 ring-owned 1900" "3 ring-owned 800"; do
+		"1 ring-owned 1800" "2 ring-owned 1500" "3 ring-owned 950"; do
 		set -- $r
 		rep=$1 c=$2 items=$3
 		echo "bench commit contender=$c threads=2 work_ns=$w items=$items ns=1000000000 cpu_ns=1 syscalls=0 vcsw=0 ivcsw=0 rep=$rep as=$c" >> "$tmp/aa.log"
@@ -139,8 +140,8 @@ aa_report() {
 	cat "$tmp/aa.txt"
 	grep -qE '^ +commit T=2 W=1us: futex ring vs itself \(A/A\), median +1\.00$' "$tmp/aa.txt" &&
 		grep -qE '^ +commit T=2 W=1us: futex ring vs itself \(A/A\), worst repetition +0\.50$' "$tmp/aa.txt" &&
-		grep -qE '^ +commit T=2 W=1us: ring-owned vs futex ring, median +0\.90$' "$tmp/aa.txt" &&
-		grep -qE '^ +commit T=2 W=1us: ring-owned vs futex ring, worst repetition +0\.80$' "$tmp/aa.txt"
+		grep -qE '^ +commit T=2 W=1us: ring-owned vs futex ring, median +0\.75$' "$tmp/aa.txt" &&
+		grep -qE '^ +commit T=2 W=1us: ring-owned vs futex ring, worst repetition +0\.75$' "$tmp/aa.txt"
 }
 
 # aa_boots: the control across two boots, with its median; then the
