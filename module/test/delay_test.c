@@ -2766,9 +2766,9 @@ out_free:
  * The ordered workqueue's worker is unbound: when it starts the task on
  * the CPU this thread was on, the hold (preemption off, and interrupts
  * too while the probe is not optimized) keeps this thread from running
- * until it gives up, unless the other CPU pulls it over, which the debug
- * kernel once did not do within the 2 s. Such a round proves nothing:
- * again, three times at most.
+ * until it gives up, unless the other CPU pulls it over: the likely
+ * cause of one timeout on the debug kernel, whose log kept no more. Such
+ * a round proves nothing: again, three times at most.
  */
 static void moved_keeps_order(struct ktest *t)
 {

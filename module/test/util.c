@@ -52,8 +52,8 @@ void kt_hold(atomic_t *stage)
  * SCHED_OTHER sleepers (a usleep_range() armed there, before the hold
  * began on that CPU, ends only when the hold gives up). Spinning, the
  * waiter stays runnable, and is moved to another CPU if the hold is on its
- * own: usually at once, but the debug kernel once left it there for the
- * 2 s (see moved_keeps_order()).
+ * own: usually at once, though probably not once on the debug kernel
+ * (see moved_keeps_order()).
  */
 bool kt_wait_held(atomic_t *stage)
 {
