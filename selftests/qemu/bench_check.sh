@@ -20,7 +20,8 @@
 #    (it runs, in order); bench_report.py reports its ratio to "ring" as
 #    it reports ordsched's (median of medians, worst repetition), and
 #    bench_boots.py carries it across boots; likewise "ring-owned", the
-#    futex ring with ordsched's ownership record at take.
+#    futex ring with ordsched's ownership record at take, and "ring-local",
+#    the record in a line of the taker's own.
 #
 # usage: bench_check.sh BENCH_BINARY
 # Prints "ok NAME" or "not ok NAME" per check; exit status 1 if any failed.
@@ -123,14 +124,16 @@ control_runs() {
 # ring-owned / ring = 0.9, 0.75 and 0.95: its median, 1500 items/s, is
 # 0.75x the ring's (the medians' ratio is the control's value, as for
 # the goals, not the median of the ratios, 0.90) and its worst
-# repetition 0.75x.
+# repetition 0.75x. ring-local / ring = 1.0, 1.0, 0.5: median 1.00x,
+# worst 0.50x.
 aa_report() {
 	local r c items w=1000 rep
 
 	echo "bench meta cpus=2" > "$tmp/aa.log"
 	for r in "1 ring 2000" "1 ring-again 2000" "2 ring 2000" \
 		"2 ring-again 1000" "3 ring 1000" "3 ring-again 6000" \
-		"1 ring-owned 1800" "2 ring-owned 1500" "3 ring-owned 950"; do
+		"1 ring-owned 1800" "2 ring-owned 1500" "3 ring-owned 950" \
+		"1 ring-local 2000" "2 ring-local 2000" "3 ring-local 500"; do
 		set -- $r
 		rep=$1 c=$2 items=$3
 		echo "bench commit contender=$c threads=2 work_ns=$w items=$items ns=1000000000 cpu_ns=1 syscalls=0 vcsw=0 ivcsw=0 rep=$rep as=$c" >> "$tmp/aa.log"
@@ -141,7 +144,9 @@ aa_report() {
 	grep -qE '^ +commit T=2 W=1us: futex ring vs itself \(A/A\), median +1\.00$' "$tmp/aa.txt" &&
 		grep -qE '^ +commit T=2 W=1us: futex ring vs itself \(A/A\), worst repetition +0\.50$' "$tmp/aa.txt" &&
 		grep -qE '^ +commit T=2 W=1us: ring-owned vs futex ring, median +0\.75$' "$tmp/aa.txt" &&
-		grep -qE '^ +commit T=2 W=1us: ring-owned vs futex ring, worst repetition +0\.75$' "$tmp/aa.txt"
+		grep -qE '^ +commit T=2 W=1us: ring-owned vs futex ring, worst repetition +0\.75$' "$tmp/aa.txt" &&
+		grep -qE '^ +commit T=2 W=1us: ring-local vs futex ring, median +1\.00$' "$tmp/aa.txt" &&
+		grep -qE '^ +commit T=2 W=1us: ring-local vs futex ring, worst repetition +0\.50$' "$tmp/aa.txt"
 }
 
 # aa_boots: the control across two boots, with its median; then the
@@ -168,6 +173,7 @@ check bench.lib_instructions lib_instructions && sed 's/^/#   /' "$tmp/out"
 check bench.boots_count boots_count
 check bench.ring_again control_runs ring-again
 check bench.ring_owned control_runs ring-owned
+check bench.ring_local control_runs ring-local
 check bench.aa_report aa_report
 check bench.aa_boots aa_boots
 exit $bad

@@ -411,7 +411,7 @@ def delays_goals(summary):
 
 
 COMMIT_ORDER = ["ordsched", "ordsched-ioctl", "ring", "ring-again",
-                "ring-owned", "condvar", "futex", "spin", "ordsched-private"]
+                "ring-owned", "ring-local", "condvar", "futex", "spin", "ordsched-private"]
 
 
 def commit_summary(runs):
@@ -451,7 +451,7 @@ def commit_best_blocking(summary, t, w):
 def commit_table(summary, meta):
     out = ["Ordered commit in userspace, %s CPUs: median (half-range %%); "
            "syscalls counted for ordsched, ordsched-ioctl, ring, ring-again, "
-           "ring-owned, futex, ordsched-private only"
+           "ring-owned, ring-local, futex, ordsched-private only"
            % meta.get("cpus", "?"),
            "%3s %6s %-16s %16s %7s %7s %9s %9s %10s %12s"
            % ("T", "W us", "", "items/s", "x spin", "x best", "sysc/it",
@@ -528,11 +528,14 @@ def commit_controls(summary, runs):
     whose take also records the ticket's holder in its slot, as ordsched's
     take claims its slot. What it shows is what that one write costs, the
     part of ordsched's gap to the ring that robustness to death brings.
+    The third, "ring-local": the same record in a line of the taking
+    thread's own, the cheapest known, when the run has it.
     """
     controls = []
     for t, w in sorted({(t, w) for t, w, _ in summary}):
         for c, what in (("ring-again", "futex ring vs itself (A/A)"),
-                        ("ring-owned", "ring-owned vs futex ring")):
+                        ("ring-owned", "ring-owned vs futex ring"),
+                        ("ring-local", "ring-local vs futex ring")):
             if (t, w, c) not in summary:
                 continue
             reps = commit_rep_ratios(runs, t, w, c, "ring")
