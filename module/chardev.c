@@ -202,9 +202,9 @@ static int ordsched_ioc_complete_wait(struct ordsched_handle *h,
 				    ordsched_deadline_to_host(cw.deadline_ns));
 }
 
-static int ordsched_ioc_new_handle(struct ordsched_handle *h,
-				   void __user *uarg)
+static int ordsched_ioc_new_handle(struct file *parent, void __user *uarg)
 {
+	struct ordsched_handle *h = parent->private_data;
 	struct ordsched_new_handle nh;
 	struct ordsched_handle *new;
 	struct file *file;
@@ -228,7 +228,9 @@ static int ordsched_ioc_new_handle(struct ordsched_handle *h,
 		put_unused_fd(fd);
 		return -ENOMEM;
 	}
-	file = anon_inode_getfile("[ordsched]", &ordsched_fops, new, O_RDWR);
+	/* No more access than the descriptor it was asked of (RING_SETUP). */
+	file = anon_inode_getfile("[ordsched]", &ordsched_fops, new,
+				  parent->f_flags & O_ACCMODE);
 	if (IS_ERR(file)) {
 		ordsched_handle_discard(new);
 		put_unused_fd(fd);
@@ -327,7 +329,7 @@ static long ordsched_ioctl(struct file *file, unsigned int cmd,
 	case ORDSCHED_IOC_COMPLETE_WAIT:
 		return ordsched_ioc_complete_wait(h, uarg);
 	case ORDSCHED_IOC_NEW_HANDLE:
-		return ordsched_ioc_new_handle(h, uarg);
+		return ordsched_ioc_new_handle(file, uarg);
 	case ORDSCHED_IOC_STATS:
 		return ordsched_ioc_stats(h, uarg);
 	case ORDSCHED_IOC_RING_SETUP:

@@ -1814,6 +1814,35 @@ TEST(new_handle_emfile)
 }
 
 /*
+ * ordsched.h, ORDSCHED_IOC_NEW_HANDLE: the new descriptor is "open for
+ * reading, writing or both as the descriptor the command was called on":
+ * a write-only handle's new handle cannot map the status page ("fd open
+ * for reading: mmap(2) answers EACCES otherwise") any more than it can.
+ */
+TEST(new_handle_keeps_access_mode)
+{
+	static const int modes[] = { O_RDONLY, O_WRONLY, O_RDWR };
+	unsigned int i;
+	int fd, nh;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		fd = open(DEV_PATH, modes[i] | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		nh = dev_new_handle(fd, ORDSCHED_HANDLE_CLOEXEC);
+		ASSERT_LE(0, nh) TH_LOG("mode %d", modes[i]);
+		EXPECT_EQ(modes[i], fcntl(nh, F_GETFL) & O_ACCMODE)
+			TH_LOG("mode %d", modes[i]);
+		if (modes[i] == O_WRONLY) {
+			EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ,
+						   MAP_SHARED, nh, 0));
+			EXPECT_EQ(EACCES, errno);
+		}
+		close(nh);
+		close(fd);
+	}
+}
+
+/*
  * ordsched.h:7-8 "passing a descriptor (fork, SCM_RIGHTS) shares the
  * handle itself"; ordsched.h:14 released when "its last descriptor
  * closed": a child's exit leaves the parent's handle and its tickets.
