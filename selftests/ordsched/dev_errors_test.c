@@ -617,6 +617,30 @@ TEST_F(dev, mmap_writable)
 	munmap(p, pg);
 }
 
+/*
+ * ordsched.h, struct ordsched_status: "MAP_PRIVATE maps the same page,
+ * read-only": it follows the tail as the shared mapping does.
+ */
+TEST_F(dev, mmap_private_same_page)
+{
+	long pg = getpagesize();
+	const volatile __u64 *tail;
+	__u64 t;
+	void *p;
+
+	p = mmap(NULL, pg, PROT_READ, MAP_PRIVATE, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	tail = (const volatile __u64 *)((char *)p +
+					self->api.status_tail_offset);
+	ASSERT_EQ(0, dev_take(self->fd, 1, &t));
+	EXPECT_EQ(t, *tail);
+	ASSERT_EQ(0, dev_complete(self->fd, t, 1));
+	EXPECT_EQ(t + 1, *tail);
+	EXPECT_EQ(-1, mprotect(p, pg, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(p, pg);
+}
+
 TEST_F(dev, status_page)
 {
 	const struct ordsched_status *st;

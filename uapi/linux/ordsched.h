@@ -15,7 +15,23 @@
  * killed) the tickets it still holds are trashed, so nobody waits forever.
  * As for any file, a command in progress holds the handle: a close() in
  * one thread while another waits on the same handle releases it when that
- * wait returns (at its turn, deadline or signal), not at once.
+ * wait returns (at its turn, deadline or signal), not at once. A mapping
+ * of the status page does not hold it: the page belongs to the domain,
+ * and a handle whose last descriptor is closed is released (its tickets
+ * trashed) while the page stays mapped.
+ *
+ * poll() (ORDSCHED_FEAT_POLL) reports EPOLLIN | EPOLLRDNORM while the
+ * tail is a ticket the handle holds, and nothing else ever: level
+ * triggered, ready again at each of the handle's turns; a handle that
+ * holds no ticket at the tail is not ready. A sleeping poll() is woken
+ * when the tail moves onto one of the handle's tickets. O_NONBLOCK
+ * changes nothing: a wait command waits until its deadline.
+ *
+ * A ring domain (ORDSCHED_IOC_RING_SETUP, <linux/ordsched_ring.h>) runs
+ * these commands on its shared ring, with the differences that header
+ * lists: ORDSCHED_IOC_TAKE takes one ticket per call, a range is retired
+ * ticket by ticket (not all or none), and commands may also answer EIO,
+ * ENOSPC or ENOMEM.
  *
  * Errors, shared by every command:
  *	EFAULT	the argument cannot be read or written; nothing was done (a
@@ -79,6 +95,7 @@
  *	completed or trashed early, out of turn, still count until the tail
  *	passes them. A ring domain's window is its number of slots.
  * @max_batch: out: most tickets one command takes, completes or trashes
+ *	(a ring domain's ORDSCHED_IOC_TAKE takes one)
  * @max_held: out: most tickets one handle may hold at a time in a domain
  *	without a ring (in a ring domain the window bounds them)
  * @reserved: in: zero; out: zero
@@ -157,8 +174,9 @@ struct ordsched_wait {
  *
  * Completing a ticket before its turn is allowed and means the same as
  * trashing it: the tail passes it without a stop. Either all tickets of
- * the range are retired or none: EPERM when another handle holds one,
- * EALREADY when one was already completed or trashed.
+ * the range are retired or none (in a domain without a ring): EPERM when
+ * another handle holds one, EALREADY when one was already completed or
+ * trashed.
  */
 struct ordsched_range {
 	__u64 ticket;
@@ -195,7 +213,10 @@ struct ordsched_complete_wait {
  * @reserved: in: 0
  *
  * Returns a new file descriptor: a new handle on the same domain, holding
- * no ticket. EMFILE, ENFILE, ENOMEM as open(2).
+ * no ticket, open for reading, writing or both as the descriptor the
+ * command was called on (O_RDONLY, O_WRONLY or O_RDWR): a handle never
+ * gives more access to its domain than it has (mmap(), and
+ * ORDSCHED_IOC_RING_SETUP, check it). EMFILE, ENFILE, ENOMEM as open(2).
  */
 struct ordsched_new_handle {
 	__u32 flags;
@@ -281,7 +302,10 @@ struct ordsched_stats {
  *
  * mmap(NULL, status_size, PROT_READ, MAP_SHARED, fd, 0) maps the page of
  * the handle's domain (fd open for reading: mmap(2) answers EACCES
- * otherwise). The tail and the head are each a __u64 alone on its
+ * otherwise; PROT_WRITE: EPERM, or EACCES from mmap(2) itself when
+ * shared on a descriptor not open for writing; another length, or an
+ * offset other than 0 and a ring domain's ring page: EINVAL; MAP_PRIVATE
+ * maps the same page, read-only). The tail and the head are each a __u64 alone on its
  * cache line; in a domain without a ring the kernel writes them with
  * release stores, in a ring domain they are the ring's own words, changed
  * by compare-and-swap. Read them with acquire loads. A reader without
