@@ -160,8 +160,9 @@
  *  A handle's threads that go on using the ring after its release are
  *    scribblers (their id may be reused): the trust model covers them. A
  *    close() racing another thread's take can leave a slot claimed by a
- *    released id: the library keeps the descriptor open while any of its
- *    threads may touch the ring.
+ *    released id: the library's rule for ordsched_close() (no other thread
+ *    in a call on the handle) keeps a handle's threads off the ring once
+ *    its descriptor closes.
  *
  * Several threads may wait for one ticket on its one flag: the word has
  * no bits to count them. A wait that returns without the turn (deadline,
@@ -681,13 +682,16 @@ static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
  * Wait for the turn of ticket @t of handle @id: @spins looks at the tail,
  * then flag the slot SLEEPING and sleep in the kernel. At the turn the
  * flag is taken back, so that the next tail mover need not enter the
- * kernel; without it the flag stays, for the ticket's other waiters (see
- * the top). Return: 0 at the turn, or -errno as ordsched_ring_check() and
- * ORDSCHED_IOC_RING_WAIT.
+ * kernel, unless @keep; without the turn the flag stays, for the ticket's
+ * other waiters (see the top). @keep is for a ticket whose flag must stay
+ * for its life, as pollers need it: a wait that sees its turn before the
+ * mover looked at the slot would otherwise clear the flag under the
+ * mover's eyes, and nobody would wake the pollers. Return: 0 at the turn,
+ * or -errno as ordsched_ring_check() and ORDSCHED_IOC_RING_WAIT.
  */
-static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
-				     __u32 id, __u64 t, unsigned int spins,
-				     void *ctx)
+static inline int __ordsched_ring_wait(const struct ordsched_ring_view *r,
+				       __u32 id, __u64 t, unsigned int spins,
+				       bool keep, void *ctx)
 {
 	__u64 w, tail, *slot = ordsched_ring_slot(r, t);
 	int ret;
@@ -715,11 +719,19 @@ static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
 		ret = -EALREADY;
 	else if (tail != t)
 		ret = ORDSCHED_RING_SLEEP(ctx, t);
-	if (!ret)
+	if (!ret && !keep)
 		ORDSCHED_RING_CAS(slot,
 				  ordsched_ring_word(t, id, ORDSCHED_RING_SLEEPING),
 				  ordsched_ring_word(t, id, ORDSCHED_RING_OWNED));
 	return ret;
+}
+
+/* __ordsched_ring_wait(), taking the flag back at the turn. */
+static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
+				     __u32 id, __u64 t, unsigned int spins,
+				     void *ctx)
+{
+	return __ordsched_ring_wait(r, id, t, spins, false, ctx);
 }
 
 /*

@@ -576,7 +576,12 @@ static void run_part(void)
 	case OP_WAIT:
 		if (!(a->taken & 1 << arg))
 			break;
-		ret = ordsched_ring_wait(&uview, id, a->tk[arg], 1, NULL);
+		/*
+		 * The second participant keeps its flag at the turn, as a
+		 * pollable handle's waits do: both ways are explored.
+		 */
+		ret = __ordsched_ring_wait(&uview, id, a->tk[arg], 1, cur == 1,
+					   NULL);
 		if (ret == -ETIMEDOUT) {
 			/* Wait again, from the start of the operation. */
 			a->nrec = 0;

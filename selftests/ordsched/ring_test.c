@@ -170,6 +170,36 @@ TEST(mapping_is_the_page)
 	ring_close(&r);
 }
 
+/*
+ * ring_proto.h, __ordsched_ring_wait(): at the turn the flag is taken
+ * back, "unless @keep", for a ticket whose flag must stay for its life.
+ * A wait that flags its slot and then finds the turn (spins 0, the tail
+ * already there) shows both without a sleep.
+ */
+TEST(wait_keep_leaves_the_flag)
+{
+	struct ring r;
+	__u64 t;
+	int fd;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ring_open(fd, &r));
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	ASSERT_EQ(0, __ordsched_ring_wait(&r.v, r.id, t, 0, true, &r.ctx));
+	EXPECT_EQ(ORDSCHED_RING_WORD(t, r.id, ORDSCHED_RING_SLEEPING),
+		  ring_load(ordsched_ring_slot(&r.v, t)));
+	EXPECT_EQ(0, ordsched_ring_complete(&r.v, r.id, t, &r.ctx));
+	ASSERT_EQ(0, ordsched_ring_take(&r.v, r.id, &t));
+	ASSERT_EQ(0, __ordsched_ring_wait(&r.v, r.id, t, 0, false, &r.ctx));
+	EXPECT_EQ(ORDSCHED_RING_WORD(t, r.id, ORDSCHED_RING_OWNED),
+		  ring_load(ordsched_ring_slot(&r.v, t)));
+	EXPECT_EQ(0, ordsched_ring_complete(&r.v, r.id, t, &r.ctx));
+	EXPECT_EQ(2, ring_load(r.v.tail));
+	ring_close(&r);
+	close(fd);
+}
+
 /* Old commands and poll() in a ring domain, mixed with ring participants. */
 TEST(ioctl_path)
 {

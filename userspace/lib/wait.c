@@ -159,8 +159,13 @@ static __u64 ring_spin(struct ordsched *os, uint64_t ticket)
  * others still wait flags the slot again, then wakes them itself if the
  * tail got there meanwhile (race (b) again: the mover that CASes the tail
  * onto it then looks at the slot). A pollable handle's tickets keep their
- * flag the same way; when the wait returns 0 the mover saw the flag and
- * woke the pollers already.
+ * flag throughout (__ordsched_ring_wait()'s @keep): the mover onto the
+ * ticket finds it whenever it looks, and wakes the pollers. Taken back
+ * at the turn and set again after, the flag would be missing when a mover
+ * held up between its tail CAS and its look at the slot looked, and the
+ * pollers would sleep through the turn. A handle made pollable during the
+ * wait, whose flag was taken back, is flagged again and woken here if the
+ * turn came meanwhile, as for the others.
  */
 __attribute__((noinline))
 static int ring_wait(struct ordsched *os, uint64_t ticket,
@@ -170,6 +175,7 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	__u64 *slot = ordsched_ring_slot(&os->view, ticket);
 	unsigned int *waiters = &os->ring_waiters[ticket & os->view.mask];
 	unsigned int others;
+	bool keep;
 	int ret;
 
 	/* Not this handle's: answer before counting in another's waiters. */
@@ -177,7 +183,9 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	if (ret)
 		return ret;
 	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
-	ret = ordsched_ring_wait(&os->view, os->ring_id, ticket, 0, &ctx);
+	keep = __atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST);
+	ret = __ordsched_ring_wait(&os->view, os->ring_id, ticket, 0, keep,
+				   &ctx);
 	others = __atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
 	/*
 	 * Sequentially consistent, as the store in os_set_pollable(): a
@@ -189,7 +197,7 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 						 ORDSCHED_RING_OWNED),
 			ordsched_ring_word(ticket, os->ring_id,
 					   ORDSCHED_RING_SLEEPING)) &&
-	    (others || ret) && os_ring_load(os->view.tail) == ticket)
+	    os_ring_load(os->view.tail) == ticket)
 		ordsched__ring_wake(os, ticket);
 	return ret;
 }
