@@ -44,7 +44,11 @@
  * ordsched_take_batch() takes one ticket at a time; api->max_held bounds
  * no handle, only the ring's window (its number of slots) does; once the
  * program can poll(2) a handle (see ordsched_fd()), handing the turn to
- * one of its tickets costs the completer a system call; handles of one
+ * one of its tickets costs the completer a system call, as does every
+ * ticket a handle on the ioctl path takes (the kernel flags them for their
+ * poll()ers); a handle on the ioctl path gets a ring id at its first
+ * command, so that each call that enters the kernel may also answer
+ * -ENOSPC (the domain has no id left) or -ENOMEM; handles of one
  * ring domain trust each other not to write garbage into the page (see
  * uapi/linux/ordsched_ring.h): participants that do not trust each other
  * share a domain opened with ORDSCHED_OPEN_NO_RING.
@@ -181,7 +185,9 @@ int ordsched_new_handle(struct ordsched *os, struct ordsched **out);
  *
  * Unmaps the status page (and the ring) and closes the descriptor;
  * tickets the handle still holds are trashed by the kernel once no other
- * descriptor of it is open. No other thread may use @os any more.
+ * descriptor of it is open. No other thread may be in a call on @os, nor
+ * use it any more: the handle's memory is freed, and a thread still
+ * waiting on it would wake to a freed handle and an unmapped page.
  */
 void ordsched_close(struct ordsched *os);
 
@@ -285,7 +291,9 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  * @deadline_ns: absolute CLOCK_MONOTONIC deadline, or ORDSCHED_NO_DEADLINE
  *
  * Spins briefly on the mapped tail (no system call when the turn comes
- * quickly), then sleeps in the kernel until the turn comes. The kernel
+ * quickly; on the ioctl path in a ring domain a 32-bit process asks the
+ * kernel at the turn, as it cannot read a slot word atomically), then
+ * sleeps in the kernel until the turn comes. The kernel
  * wakes the waiters of a ticket at its turn and, to have them on a CPU
  * in time, also those of the next ticket, ahead of theirs: these wait
  * on in the kernel, and a wait never returns before its turn. On the

@@ -245,12 +245,15 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 	if (fd < 0)
 		return os_errno(saved);
 	ret = os_from_fd(fd, flags, 0, os);
-	if (ret || !(flags & ORDSCHED_OPEN_NO_RING))
+	if (ret || !(flags & ORDSCHED_OPEN_NO_RING) ||
+	    !((*os)->api.features & ORDSCHED_FEAT_RING))
 		return ret;
 	/*
 	 * A domain that has had a second handle can never become a ring
 	 * domain: so that nobody this handle is passed to can make it one
 	 * (and the ownership checks stay the kernel's), make one and drop it.
+	 * A module without rings (nor, maybe, ORDSCHED_IOC_NEW_HANDLE) has
+	 * nothing to guard against.
 	 */
 	fd = os_ioctl(*os, ORDSCHED_IOC_NEW_HANDLE, &nh);
 	if (fd < 0) {
