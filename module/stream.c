@@ -418,7 +418,7 @@ ordsched_stream_set_create(const struct ordsched_stream_set_params *params)
 	set->wq = p->wq ?: ordsched_wq;
 	set->budget = p->budget ?: STREAM_DEFAULT_BUDGET;
 	atomic_set(&set->streams, 0);
-	if (stream_set_init(set, p->name ?: "streams")) {
+	if (stream_set_init(set, p->name)) {
 		kfree(set);
 		return ERR_PTR(-ENOMEM);
 	}

@@ -167,7 +167,9 @@ void ordsched_keyed_destroy(struct ordsched_keyed *kx);
 
 /**
  * ordsched_keyed_task_init() - prepare a task
- * @task: the task
+ * @task: the task, not on the stack: its work item is initialized with
+ *	INIT_WORK(), which a debug kernel's object tracking reports on a
+ *	stack
  * @fn: the work (see &struct ordsched_keyed_task)
  * @done: called when ordsched is done with the task (may be NULL)
  * @tokens: an array of @nr_tokens tokens for a task with several keys,
