@@ -37,7 +37,10 @@
  * order, and tasks with the same deadline in queueing order (a moved task
  * counts as queued when it was moved), so on an ordered workqueue or on
  * one stream they run in that order; the interrupt tasks of a scheduler
- * always run in that order, one at a time.
+ * always run in that order, one at a time. The order is the scheduler's,
+ * across all its targets: a task that a modify moved while its worker
+ * was starting it holds back every task that sorts after its new place,
+ * interrupt tasks included, until that worker gives it back.
  *
  * Slack: a task queued with slack may be handed over as late as its
  * deadline plus its slack (on top of the usual latency), so that tasks
@@ -406,7 +409,8 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
  * exists but is not @d, returns false at once. A task a modify moved while
  * its target was starting it cannot be taken back before the target gives
  * it back: %ORDSCHED_DELAY_CANCEL_NOWAIT returns false then, and the task
- * runs at its new deadline.
+ * runs at its new deadline (or, if a stop in CANCEL mode comes first, is
+ * reported to its @cancelled).
  *
  * %ORDSCHED_DELAY_CANCEL_NOWAIT does not wait for a run that has started;
  * ordsched_delay_flush() does. %ORDSCHED_DELAY_CANCEL_SYNC does: it
@@ -416,7 +420,10 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
  * returns, queueings and modifies of the task fail, so a function that
  * queues its own task again ends too. Concurrent cancel_syncs of one task
  * take turns. Called from the task's own function, it cannot wait for
- * itself: it warns and returns without waiting.
+ * itself: it warns and returns without waiting. As for
+ * cancel_work_sync(), the task must stay allocated until this returns: a
+ * function, or a @cancelled callback of a stop, that frees its task must
+ * not race a %ORDSCHED_DELAY_CANCEL_SYNC of that task.
  *
  * Context: %ORDSCHED_DELAY_CANCEL_NOWAIT: any context, hard interrupt
  * included. %ORDSCHED_DELAY_CANCEL_SYNC: process context, may sleep; not

@@ -185,9 +185,9 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled. Items run with bottom halves disabled.
  * Return: true; false if @ticket was handed in before or never taken
- * (the first such call since boot warns), or, on a kernel with debug
- * objects, if @item is still parked for another ticket (@ticket is then
- * cancelled): bugs in the caller. Two hand-ins of one ticket at once
+ * (the first such call since the module was loaded warns), or, on a
+ * kernel with debug objects, if @item is still parked for another ticket
+ * (@ticket is then cancelled): bugs in the caller. Two hand-ins of one ticket at once
  * (queue or cancel, from two threads) are a bug that is not caught.
  */
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
@@ -205,8 +205,9 @@ bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
  * Return: true; false if @ticket was handed in before or never taken
- * (the first such call since boot warns), a bug in the caller; as for
- * ordsched_seq_queue(), two hand-ins of one ticket at once are not caught.
+ * (the first such call since the module was loaded warns), a bug in the
+ * caller; as for ordsched_seq_queue(), two hand-ins of one ticket at once
+ * are not caught.
  */
 bool ordsched_seq_cancel(struct ordsched_seq *seq, u64 ticket);
 
