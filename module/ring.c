@@ -29,9 +29,11 @@
  * Ids: each handle that takes part gets an id, 1 to 0xffff, the first time
  * it needs one (ORDSCHED_IOC_RING_SETUP, or a command of the ioctl path);
  * the domain's xarray maps it back to the handle for the poll() wake-up.
- * An id is erased with the domain lock held, after the release trashed the
- * handle's slots and before the handle is freed: a waker that finds the
- * handle under the lock finds it alive. A forged id in the page only wakes
+ * A released handle's id is erased with the domain lock held, after the
+ * release trashed the handle's slots and before the handle is freed: a
+ * waker that finds the handle under the lock finds it alive. (An id given
+ * back at once, by a setup answering EBUSY or the loser of two threads
+ * asking for one, maps the caller's own live handle.) A forged id in the page only wakes
  * the wrong poller, which looks again.
  *
  * Waking ahead. When more threads wait than there are CPUs, the owner of
@@ -159,8 +161,16 @@ static void ring_wake(void *ctx, u64 t)
 	ring_view(dom, &r);
 	spin_lock(&dom->lock);
 	ordsched_domain_wake(dom, t, &wk);
-	/* The turn of @t: wake the owner of @t + 1 ahead, if it sleeps. */
-	if (ORDSCHED_RING_LOAD(r.tail) == t) {
+	/*
+	 * The turn of @t: wake the owner of @t + 1 ahead, if it sleeps. Not
+	 * when @t is retired: this is the wake-up of a retirement at the
+	 * tail, whose advance is about to wake @t + 1 at its turn (woken
+	 * twice, its waiter would count twice in the stats).
+	 */
+	w = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t));
+	if (ORDSCHED_RING_LOAD(r.tail) == t &&
+	    !(ordsched_ring_diff(w, t) == 0 &&
+	      ordsched_ring_state(w) == ORDSCHED_RING_RETIRED)) {
 		w = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t + 1));
 		if (ordsched_ring_diff(w, t + 1) == 0 &&
 		    ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
@@ -420,8 +430,11 @@ int ordsched_ring_dom_retire(struct ordsched_handle *h, u64 ticket, u32 count,
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < count && !ret; i++)
+	for (i = 0; i < count && !ret; i++) {
 		ret = ordsched_ring_retire(&r, id, ticket + i, dom);
+		/* Up to ORDSCHED_RING_RETRIES each against a scribbler. */
+		cond_resched();
+	}
 	/* Race (a): pairs with the tail CAS in ordsched_ring_advance(). */
 	ring_advance(dom, false);
 	spin_lock(&dom->lock);

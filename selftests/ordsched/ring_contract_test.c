@@ -1780,6 +1780,35 @@ TEST_F(ring, complete_wait_in_ring)
 	EXPECT_EQ(1, ld(self->r.tail));
 }
 
+/*
+ * "When @ticket is the tail and its slot is not RETIRED ... it also wakes
+ * the threads waiting for @ticket + 1": a plain COMPLETE of the tail in a
+ * ring domain retires it and wakes it (its ioctl take flagged it), then
+ * advances and wakes @ticket + 1 at its turn. Its waiter was also woken
+ * ahead by the first wake-up, and counted twice for one hand-over.
+ */
+TEST_F(pair, complete_at_tail_counts_one_wakeup)
+{
+	struct ordsched_stats st, st2;
+	struct waiter w;
+	__u64 t0, t1;
+
+	ASSERT_EQ(0, dev_take(self->r.fd, 1, &t0));
+	ASSERT_EQ(0, dev_take(self->fb, 1, &t1));
+	ASSERT_EQ(t0 + 1, t1);
+	ASSERT_EQ(0, waiter_start(&w, self->fb, ORDSCHED_IOC_WAIT, t1,
+				  now_ns() + 10 * SEC));
+	EXPECT_TRUE(STATS_UNTIL(self->fb, st, st.waits >= 1, 10));
+	usleep(50 * 1000);
+	ASSERT_EQ(0, stats(self->fb, &st));
+	ASSERT_EQ(0, dev_complete(self->r.fd, t0, 1));
+	pthread_join(w.th, NULL);
+	EXPECT_EQ(0, w.ret);
+	ASSERT_EQ(0, stats(self->fb, &st2));
+	EXPECT_EQ(st.wakeups + 1, st2.wakeups);
+	EXPECT_EQ(0, dev_complete(self->fb, t1, 1));
+}
+
 /* "When @ticket is the tail ... wakes @ticket + 1 ... Nobody else is woken." */
 TEST_F(pair, ring_wake_nobody_else)
 {

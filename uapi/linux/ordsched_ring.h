@@ -90,9 +90,11 @@
  * kernel never trusts the page: it keeps no pointer in it, masks every
  * slot index it derives from it, bounds every loop over it by the number
  * of slots or a fixed budget, and only compares the values it reads, but
- * for one: the owner id of the ticket whose turn it wakes, which it looks
+ * for two: the owner id of the ticket whose turn it wakes, which it looks
  * up among the domain's live handles to wake that handle's pollers (a
- * forged id wakes another handle's pollers, or nobody). A
+ * forged id wakes another handle's pollers, or nobody), and the tail, as
+ * the ticket whose waiters it wakes (a forged tail wakes waiters that
+ * look again and sleep on). A
  * participant that writes anything else into the page (or keeps using the
  * ring after its handle was released) can at worst stall or misorder its
  * own domain; it cannot crash the kernel, reach another domain, or make a
@@ -268,9 +270,11 @@ struct ordsched_ring_wait {
  *
  * Wakes the threads waiting for @ticket in ORDSCHED_IOC_RING_WAIT (or in
  * the other wait commands, on a handle of this domain), and poll() on the
- * handle that owns it. When @ticket is the tail, it also wakes the
- * threads waiting for @ticket + 1 if its slot is flagged SLEEPING, ahead
- * of their turn: so that they have a CPU when it comes. Such a thread
+ * handle that owns it. When @ticket is the tail and its slot is not
+ * RETIRED (a retirement's wake-up: the advance that passes it wakes
+ * @ticket + 1 at its turn), it also wakes the threads waiting for
+ * @ticket + 1 if its slot is flagged SLEEPING, ahead of their turn: so
+ * that they have a CPU when it comes. Such a thread
  * does not return early: it stays in the kernel, spinning for its turn
  * while its CPU has nothing else to run, for at most about 100
  * microseconds and never past its deadline, and then sleeps again until
