@@ -142,6 +142,19 @@ TEST(pgzip_refusals_leave_files_alone)
 	EXPECT_EQ(1, sh("seq 1 10 | ordsched-pgzip /dev/stdin " DIR "/out 2>/dev/null"));
 	EXPECT_EQ(1, sh("ordsched-pgzip " DIR " " DIR "/out 2>/dev/null"));
 	EXPECT_EQ(0, sh("test \"$(cat " DIR "/out)\" = old"));
+	/*
+	 * p1: "one that holds more than its size says ... is an error": a
+	 * file of /proc, size 0, gave an empty archive and exit 0.
+	 */
+	EXPECT_TRUE(fails_saying("more data than its size",
+				 "ordsched-pgzip /proc/self/status " DIR "/out"));
+	EXPECT_EQ(0, sh("test \"$(cat " DIR "/out)\" = old"));
+	/* "a link to no file is refused": it was replaced by the archive. */
+	ASSERT_EQ(0, sh("ln -s nowhere.gz " DIR "/lnk"));
+	EXPECT_TRUE(fails_saying("a symbolic link to no file",
+				 "ordsched-pgzip " DIR "/in " DIR "/lnk"));
+	EXPECT_EQ(0, sh("test -L " DIR "/lnk && test ! -e " DIR "/nowhere.gz"));
+	ASSERT_EQ(0, sh("rm " DIR "/lnk " DIR "/err"));
 	/* Success replaces OUTPUT, and leaves no temporary file behind. */
 	EXPECT_EQ(0, sh("ordsched-pgzip " DIR "/in " DIR "/out"));
 	EXPECT_EQ(0, sh("gunzip -c < " DIR "/out | cmp -s - " DIR "/keep"));
@@ -163,6 +176,8 @@ TEST(pgzip_help_closed_stdout_and_special_outputs)
 	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR "/dir && seq 1 5000 > "
 			DIR "/in && mkfifo " DIR "/fifo"));
 	EXPECT_EQ(0, sh("ordsched-pgzip -h 2>/dev/null | grep -q '^usage: ordsched-pgzip'"));
+	/* Usage that did not get out is a failure, as for ordschedctl. */
+	EXPECT_EQ(1, sh("ordsched-pgzip -h > /dev/full 2>/dev/null"));
 	EXPECT_TRUE(fails_saying("dir: Is a directory",
 				 "ordsched-pgzip " DIR "/in " DIR "/dir"));
 	/* Nobody reads the FIFO: opened, it would block (hence the timeout). */
@@ -307,6 +322,11 @@ TEST(ordschedctl_stats_of_a_descriptor)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, dev_take(fd, 3, NULL));
 	EXPECT_EQ(0, sh("ordschedctl stats %d %d | grep -q '^held *3 '",
+			getpid(), fd));
+	/* Every counter of struct ordsched_stats, these two were missing. */
+	EXPECT_EQ(0, sh("ordschedctl stats %d %d | grep -q '^handle_taken *3 '",
+			getpid(), fd));
+	EXPECT_EQ(0, sh("ordschedctl stats %d %d | grep -q '^deferred *0$'",
 			getpid(), fd));
 	EXPECT_EQ(1, sh("ordschedctl stats %d 0 2>/dev/null", getpid()));
 	/* Usage errors, not a failed pidfd_open(): there is no process 0. */

@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +415,13 @@ static int open_output(struct job *job, const char *out, char **tmp,
 		exists = 1;
 	} else {
 		free(*target);
+		*target = NULL;
+		/* Renamed over, the link would go: its target is not known. */
+		if (!lstat(out, &st) && S_ISLNK(st.st_mode)) {
+			fprintf(stderr, "ordsched-pgzip: %s: a symbolic link to no file (name the file itself)\n",
+				out);
+			return -1;
+		}
 		*target = strdup(out);
 	}
 	if (!*target || asprintf(tmp, "%s.XXXXXX", *target) < 0) {
@@ -462,11 +470,20 @@ static int finish_output(struct job *job, const char *out, char *tmp,
 		free(target);
 		return 0;
 	}
-	if (ok && (fsync(job->out) || close(job->out) || rename(tmp, target))) {
-		fprintf(stderr, "ordsched-pgzip: %s: %s\n", out, strerror(errno));
-		ok = 0;
-		ret = -1;
-	} else if (!ok) {
+	if (ok) {
+		int err = fsync(job->out) ? errno : 0;
+
+		if (close(job->out) && !err)
+			err = errno;
+		if (!err && rename(tmp, target))
+			err = errno;
+		if (err) {
+			fprintf(stderr, "ordsched-pgzip: %s: %s\n", out,
+				strerror(err));
+			ok = 0;
+			ret = -1;
+		}
+	} else {
 		close(job->out);
 	}
 	if (!ok)
@@ -523,6 +540,22 @@ static void report_error(const struct job *job, const char *in,
 			(unsigned long long)job->err_chunk, what);
 }
 
+/*
+ * Data past the size the chunks were cut by: the file grew while it was
+ * read, or its size means nothing (a file of /proc or /sys says 0). The
+ * archive would be cut short: refuse it.
+ */
+static bool input_longer(const struct job *job)
+{
+	ssize_t r;
+	char c;
+
+	do
+		r = pread(job->in, &c, 1, job->size);
+	while (r < 0 && errno == EINTR);
+	return r > 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct job job = { 0 };
@@ -535,9 +568,18 @@ int main(int argc, char **argv)
 	uint64_t t0;
 
 	ret = parse_args(argc, argv, &job, &threads, &verbose);
+	if (ret < 0) {
+		usage(stderr);
+		return 2;
+	}
 	if (ret) {
-		usage(ret > 0 ? stdout : stderr);
-		return ret > 0 ? 0 : 2;
+		/* -h: the usage is the output, and it must get out. */
+		usage(stdout);
+		if (fflush(stdout) || ferror(stdout)) {
+			perror("ordsched-pgzip: standard output");
+			return 1;
+		}
+		return 0;
 	}
 	in = argv[optind];
 	out = optind + 1 < argc ? argv[optind + 1] : "-";
@@ -563,8 +605,13 @@ int main(int argc, char **argv)
 	job.chunks = job.size ? (job.size + job.chunk - 1) / job.chunk : 1;
 	t0 = ordsched_now();
 	ret = run(&job, threads);
-	if (ret)
+	if (ret) {
 		report_error(&job, in, out, ret);
+	} else if (input_longer(&job)) {
+		fprintf(stderr, "ordsched-pgzip: %s: more data than its size, %lld bytes, said: it grew while read, or its size means nothing (as in /proc)\n",
+			in, (long long)job.size);
+		ret = -EIO;
+	}
 	if (finish_output(&job, out, tmp, target, !ret) || ret)
 		return 1;
 	if (job.out == STDOUT_FILENO && close(job.out)) {

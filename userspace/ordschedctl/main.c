@@ -64,6 +64,9 @@ void print_stats(const struct ordsched_stats *st)
 	       (unsigned long long)st->interrupts,
 	       (unsigned long long)st->full);
 	printf("held       %llu (this handle)\n", (unsigned long long)st->held);
+	printf("handle_taken %llu (this handle)\n",
+	       (unsigned long long)st->handle_taken);
+	printf("deferred   %llu\n", (unsigned long long)st->deferred);
 }
 
 /* A command's status, or 1 if what it printed did not all get out. */
