@@ -199,11 +199,13 @@
  * ordsched_ring_release() and ordsched_ring_advance() with a budget, and
  * for the ioctl path of a ring domain ordsched_ring_check(),
  * ordsched_ring_take() and ordsched_ring_retire() bounded by
- * ORDSCHED_RING_RETRIES; all
- * loops there are bounded by R or by the budget (at most 2R + 6 budget + 3
- * accesses a call whatever the page holds, which ring_check's
- * kernel.scribbled tests), every slot pointer is formed with the mask,
- * and what is read is only compared. A scribbler can
+ * ORDSCHED_RING_RETRIES; all loops there are bounded by R, the budget or
+ * the retries (at most 2R + 6 budget + 3 accesses a call of release or
+ * advance whatever the page holds, which ring_check's kernel.scribbled
+ * tests; a few accesses a try for take and retire, the kernel
+ * rescheduling between the tickets of a range), every slot pointer is
+ * formed with the mask, and what is read is only compared (the tail
+ * read is also the ticket whose waiters a wake-up looks for). A scribbler can
  * make the kernel wake the wrong waiter (which re-checks and sleeps again),
  * trash or skip tickets of its own domain, or answer EPERM/EALREADY/EINVAL
  * where it should not: its own domain, documented errnos.
