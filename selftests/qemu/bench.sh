@@ -10,7 +10,10 @@
 #
 # At every setting of a part, each contender runs once per repetition, in
 # an order rotated by one every repetition, so that a slow phase of the
-# host does not always hit the same contender. A run whose checks fail
+# host does not always hit the same contender, and reversed every other
+# one, so that no contender always runs right after the same other one
+# (in a rotation alone, the futex ring's control always followed the
+# futex ring). A run whose checks fail
 # (order, results, count) fails the part: it is an error, not a number.
 #
 # Kernel command line: ordsched_reps=N repetitions (default 5),
@@ -33,6 +36,23 @@ rotate() {
 		n=$((n - 1))
 	done
 	echo "$@"
+}
+
+# order REP WORD...: the order of repetition REP: rotated left REP times,
+# and reversed when REP is even.
+order() {
+	r=$1
+	shift
+	set -- $(rotate $((r % $#)) "$@")
+	if [ $((r % 2)) = 1 ]; then
+		echo "$@"
+		return
+	fi
+	out=
+	for x in "$@"; do
+		out="$x $out"
+	done
+	echo $out
 }
 
 # run PART LABEL REP ARGS...: one run; its result goes to the host.
@@ -64,13 +84,11 @@ ordered_items() {
 part_ordered() {
 	# "single": the lock with one producer, the one-CPU rate.
 	contenders="$(sed -n 's/^ordered //p' $B/contenders) single"
-	set -- $contenders
-	count=$#
 	rep=1
 	while [ $rep -le "$reps" ]; do
 		for w in $ORDERED_WORK; do
 			items=$(ordered_items "$w")
-			for c in $(rotate $((rep % count)) $contenders); do
+			for c in $(order $rep $contenders); do
 				case $c in
 				single) args="contender=lock producers=1" ;;
 				*) args="contender=$c" ;;
@@ -86,11 +104,9 @@ part_ordered() {
 # memory, throughput and kworkers of the ordering machinery itself.
 part_streams() {
 	contenders=$(sed -n 's/^streams //p' $B/contenders)
-	set -- $contenders
-	count=$#
 	rep=1
 	while [ $rep -le "$reps" ]; do
-		for c in $(rotate $((rep % count)) $contenders); do
+		for c in $(order $rep $contenders); do
 			run streams "$c" $rep contender=$c streams=10000 rounds=10
 		done
 		rep=$((rep + 1))
@@ -119,28 +135,24 @@ part_delays() {
 	late=$(sed -n 's/^delays //p' $B/contenders)
 	contenders=$(echo $late | tr ' ' '\n' | grep -vx -e hrwq -e delay-irq |
 		tr '\n' ' ')
-	set -- $contenders
-	count=$#
-	set -- $late
-	late_count=$#
 	rep=1
 	while [ $rep -le "$reps" ]; do
 		for n in $DELAYS_PENDING; do
 			[ "$n" -ge 1000000 ] && [ $rep -gt "$DELAYS_BIG_REPS" ] &&
 				continue
-			for c in $(rotate $((rep % count)) $contenders); do
+			for c in $(order $rep $contenders); do
 				run delays "$c" $rep mode=cost contender=$c \
 					pending=$n ops=10000
 			done
 		done
 		for n in $DELAYS_CPUS_PENDING; do
-			for c in $(rotate $((rep % count)) $contenders); do
+			for c in $(order $rep $contenders); do
 				run delays "$c" $rep mode=cpus contender=$c \
 					pending=$n ops=10000
 			done
 		done
 		for d in $DELAYS_LATE; do
-			for c in $(rotate $((rep % late_count)) $late); do
+			for c in $(order $rep $late); do
 				run delays "$c" $rep mode=late contender=$c \
 					delay_ns=$d count=200
 			done
@@ -154,11 +166,9 @@ part_delays() {
 # ordered workqueues against the keyed executor.
 part_keys() {
 	contenders=$(sed -n 's/^keys //p' $B/contenders)
-	set -- $contenders
-	count=$#
 	rep=1
 	while [ $rep -le "$reps" ]; do
-		for c in $(rotate $((rep % count)) $contenders); do
+		for c in $(order $rep $contenders); do
 			run keys "$c" $rep contender=$c items=20000 keys=1000 \
 				stripes=16 work_ns=1000
 		done
@@ -183,13 +193,11 @@ part_commit() {
 		[ "$l" -gt "$lpu" ] && lpu=$l
 	done
 	say "log bench: commit: $lpu work loops per us"
-	set -- $COMMIT_CONTENDERS
-	count=$#
 	rep=1
 	while [ $rep -le "$reps" ]; do
 		for t in $COMMIT_THREADS; do
 			for w in $COMMIT_WORK; do
-				for c in $(rotate $((rep % count)) $COMMIT_CONTENDERS); do
+				for c in $(order $rep $COMMIT_CONTENDERS); do
 					args="contender=$c threads=$t work_ns=$w"
 					args="$args duration_ms=300 loops_per_us=$lpu"
 					if out=$(ordsched-bench-commit $args); then
