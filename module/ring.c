@@ -33,8 +33,8 @@
  * release trashed the handle's slots and before the handle is freed: a
  * waker that finds the handle under the lock finds it alive. (An id given
  * back at once, by a setup answering EBUSY or the loser of two threads
- * asking for one, maps the caller's own live handle.) A forged id in the page only wakes
- * the wrong poller, which looks again.
+ * asking for one, maps the caller's own live handle.) A forged id in the
+ * page only wakes the wrong poller, which looks again.
  *
  * Waking ahead. When more threads wait than there are CPUs, the owner of
  * the next ticket is asleep at every turn, and the turns form a chain of
@@ -156,7 +156,7 @@ static void ring_wake(void *ctx, u64 t)
 	struct domain_wakes wk = {};
 	struct ordsched_ring_view r;
 	struct ordsched_handle *h;
-	u64 w;
+	u64 w, next;
 
 	ring_view(dom, &r);
 	spin_lock(&dom->lock);
@@ -171,12 +171,11 @@ static void ring_wake(void *ctx, u64 t)
 	if (ORDSCHED_RING_LOAD(r.tail) == t &&
 	    !(ordsched_ring_diff(w, t) == 0 &&
 	      ordsched_ring_state(w) == ORDSCHED_RING_RETIRED)) {
-		w = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t + 1));
-		if (ordsched_ring_diff(w, t + 1) == 0 &&
-		    ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
+		next = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t + 1));
+		if (ordsched_ring_diff(next, t + 1) == 0 &&
+		    ordsched_ring_state(next) == ORDSCHED_RING_SLEEPING)
 			ordsched_domain_wake_ahead(dom, t + 1, &wk);
 	}
-	w = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t));
 	if (ordsched_ring_diff(w, t) == 0 && ordsched_ring_owned(w)) {
 		h = xa_load(&dom->ids, ordsched_ring_owner(w));
 		/*

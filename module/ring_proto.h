@@ -205,10 +205,11 @@
  * tests; a few accesses a try for take and retire, the kernel
  * rescheduling between the tickets of a range), every slot pointer is
  * formed with the mask, and what is read is only compared (the tail
- * read is also the ticket whose waiters a wake-up looks for). A scribbler can
- * make the kernel wake the wrong waiter (which re-checks and sleeps again),
- * trash or skip tickets of its own domain, or answer EPERM/EALREADY/EINVAL
- * where it should not: its own domain, documented errnos.
+ * read is also the ticket whose waiters a wake-up looks for). A scribbler
+ * can make the kernel wake the wrong waiter (which re-checks and sleeps
+ * again), trash or skip tickets of its own domain, or answer
+ * EPERM/EALREADY/EINVAL where it should not: its own domain, documented
+ * errnos.
  */
 #ifndef _ORDSCHED_RING_PROTO_H
 #define _ORDSCHED_RING_PROTO_H

@@ -13,8 +13,8 @@
 # host does not always hit the same contender, and reversed every other
 # one, so that no contender always runs right after the same other one
 # (in a rotation alone, the futex ring's control always followed the
-# futex ring). A run whose checks fail
-# (order, results, count) fails the part: it is an error, not a number.
+# futex ring). A run whose checks fail (order, results, count) fails the
+# part: it is an error, not a number.
 #
 # Kernel command line: ordsched_reps=N repetitions (default 5),
 # ordsched_filter=PREFIX runs only the parts whose names start with it;

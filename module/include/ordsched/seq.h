@@ -187,8 +187,9 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
  * Return: true; false if @ticket was handed in before or never taken
  * (the first such call since the module was loaded warns), or, on a
  * kernel with debug objects, if @item is still parked for another ticket
- * (@ticket is then cancelled): bugs in the caller. Two hand-ins of one ticket at once
- * (queue or cancel, from two threads) are a bug that is not caught.
+ * (@ticket is then cancelled): bugs in the caller. Two hand-ins of one
+ * ticket at once (queue or cancel, from two threads) are a bug that is
+ * not caught.
  */
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
 			struct ordsched_seq_item *item);
