@@ -29,9 +29,10 @@
  *
  * A ring domain (ORDSCHED_IOC_RING_SETUP, <linux/ordsched_ring.h>) runs
  * these commands on its shared ring, with the differences that header
- * lists: ORDSCHED_IOC_TAKE takes one ticket per call, a range is retired
- * ticket by ticket (not all or none), and commands may also answer EIO,
- * ENOSPC or ENOMEM.
+ * lists, among them: ORDSCHED_IOC_TAKE takes one ticket per call, a range
+ * is retired ticket by ticket (not all or none), commands may also answer
+ * EIO, ENOSPC or ENOMEM, and poll() is woken for the tickets whose slot
+ * is flagged SLEEPING.
  *
  * Errors, shared by every command:
  *	EFAULT	the argument cannot be read or written; nothing was done (a
