@@ -162,6 +162,33 @@ TEST(pgzip_refusals_leave_files_alone)
 }
 
 /*
+ * Bad usage names what is wrong before the usage (exit 2), and a missing
+ * device says that the module may not be loaded: both used to print the
+ * bare usage, or a bare "No such file or directory".
+ */
+TEST(pgzip_says_what_is_wrong)
+{
+	if (!have("ordsched-pgzip"))
+		SKIP(return, "ordsched-pgzip not in PATH");
+	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR " && seq 1 50 > " DIR "/in"));
+	EXPECT_EQ(2, sh("ordsched-pgzip 2>" DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q '^ordsched-pgzip: missing INPUT$' " DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q '^usage: ' " DIR "/err"));
+	EXPECT_EQ(2, sh("ordsched-pgzip " DIR "/in " DIR "/out extra 2>" DIR "/err"));
+	EXPECT_EQ(0, sh("grep -q \"extra operand 'extra'\" " DIR "/err"));
+	EXPECT_NE(0, sh("test -e " DIR "/out"));
+	if (!geteuid() && have("unshare")) {
+		/* A private /dev without the node: as if the module were not loaded. */
+		EXPECT_TRUE(fails_saying("is the module loaded",
+					 "unshare -m sh -c 'mount --make-rprivate / && "
+					 "mount -t tmpfs none /dev && exec ordsched-pgzip "
+					 DIR "/in " DIR "/out'"));
+		EXPECT_NE(0, sh("test -e " DIR "/out"));
+	}
+	sh("rm -rf " DIR);
+}
+
+/*
  * The page: "OUTPUT is a regular file, or a name not yet taken: a
  * directory, a device or any other file is refused before any chunk is
  * compressed"; -h prints the usage on standard output and exits 0. A

@@ -286,8 +286,15 @@ static int parse_args(int argc, char **argv, struct job *job, long *threads,
 			return -1;
 		}
 	}
-	if (optind >= argc || argc - optind > 2)
+	if (optind >= argc) {
+		fprintf(stderr, "ordsched-pgzip: missing INPUT\n");
 		return -1;
+	}
+	if (argc - optind > 2) {
+		fprintf(stderr, "ordsched-pgzip: extra operand '%s'\n",
+			argv[optind + 2]);
+		return -1;
+	}
 	job->level = level;
 	job->chunk = kib * 1024;
 	return 0;
@@ -593,7 +600,11 @@ int main(int argc, char **argv)
 		return 1;
 	ret = ordsched_open(&job.os);
 	if (ret) {
-		fprintf(stderr, "ordsched-pgzip: /dev/ordsched: %s\n", strerror(-ret));
+		fprintf(stderr, "ordsched-pgzip: /dev/ordsched: %s%s\n",
+			strerror(-ret), ret == -ENOENT ?
+			" (is the module loaded? modprobe ordsched)" :
+			ret == -EINVAL ?
+			" (the module speaks another API version)" : "");
 		return 1;
 	}
 	catch_fatal_signals();
