@@ -30,8 +30,14 @@
 # usage: check.sh BUILD_DIR KDIR
 set -uo pipefail
 
+# Without -e, a failed ${1:?} in $(...) would leave build empty and go on.
+if [ $# -ne 2 ] || [ -z "$1" ] || [ ! -d "$2" ]; then
+	echo "usage: check.sh BUILD_DIR KDIR (an existing kernel build tree)" >&2
+	exit 2
+fi
+
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(mkdir -p "${1:?usage: check.sh BUILD_DIR KDIR}" && cd "$1" && pwd)
+build=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
 kdir=$(cd "${2:?usage: check.sh BUILD_DIR KDIR}" && pwd)
 kver=$(cat "$kdir/include/config/kernel.release")
 work=$build/packaging

@@ -12,9 +12,15 @@
 # usage: static-checks.sh BUILD_DIR KDIR
 set -uo pipefail
 
+# Without -e, a failed ${1:?} in $(...) would leave build empty and go on.
+if [ $# -ne 2 ] || [ -z "$1" ] || [ ! -d "$2" ]; then
+	echo "usage: static-checks.sh BUILD_DIR KDIR (an existing kernel build tree)" >&2
+	exit 2
+fi
+
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-build=$(mkdir -p "${1:?usage: static-checks.sh BUILD_DIR KDIR}" && cd "$1" && pwd)
+build=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
 kdir=${2:?usage: static-checks.sh BUILD_DIR KDIR}
 src=$("$here/kernel-source.sh" "$build") || exit 1
 failed=0
