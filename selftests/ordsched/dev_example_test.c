@@ -7,6 +7,8 @@
  * looked up in PATH (the guest installs them in /usr/bin); without them
  * the tests skip.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +187,36 @@ TEST(pgzip_says_what_is_wrong)
 					 DIR "/in " DIR "/out'"));
 		EXPECT_NE(0, sh("test -e " DIR "/out"));
 	}
+	sh("rm -rf " DIR);
+}
+
+/*
+ * The page: "Standard output is refused, before any chunk is compressed,
+ * when it is a terminal." It used to get the gzip bytes, exit 0.
+ */
+TEST(pgzip_refuses_a_terminal)
+{
+	char buf[64], cmd[256];
+	int master, slave;
+
+	if (!have("ordsched-pgzip"))
+		SKIP(return, "ordsched-pgzip not in PATH");
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (master < 0)
+		SKIP(return, "posix_openpt: %s", strerror(errno));
+	ASSERT_EQ(0, grantpt(master));
+	ASSERT_EQ(0, unlockpt(master));
+	/* Held open here, so that the master reads EAGAIN, not EIO. */
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	ASSERT_LE(0, slave);
+	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR " && seq 1 50 > " DIR "/in"));
+	snprintf(cmd, sizeof(cmd), "exec >%s; ordsched-pgzip " DIR "/in",
+		 ptsname(master));
+	EXPECT_TRUE(fails_saying("standard output: a terminal", cmd));
+	EXPECT_EQ(-1, read(master, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+	close(slave);
+	close(master);
 	sh("rm -rf " DIR);
 }
 

@@ -323,6 +323,11 @@ static int check_output(const char *out, const struct stat *in)
 	struct stat st;
 
 	if (!strcmp(out, "-")) {
+		/* As gzip: compressed data on a terminal helps nobody. */
+		if (isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "ordsched-pgzip: standard output: a terminal (name OUTPUT or redirect)\n");
+			return -1;
+		}
 		if (fstat(STDOUT_FILENO, &st) || st.st_dev != in->st_dev ||
 		    st.st_ino != in->st_ino)
 			return 0;
