@@ -345,8 +345,10 @@ static void fuzz_fork(struct fuzz *f, unsigned int *seed, int fd)
 	int i, status;
 	pid_t pid = fork();
 
-	if (pid < 0)
+	if (pid < 0) {
+		check(f, "fork", -errno, E(EAGAIN) | E(ENOMEM));
 		return;
+	}
 	if (pid == 0) {
 		alarm(1);	/* a wait without deadline ends here */
 		for (i = 0; i < 16; i++)
@@ -357,7 +359,9 @@ static void fuzz_fork(struct fuzz *f, unsigned int *seed, int fd)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	check(f, "child", WIFEXITED(status) && WEXITSTATUS(status) ? -EBADMSG : 0, 0);
+	/* Exited clean, or killed by us or by its alarm: any other death is a crash. */
+	check(f, "child", WIFEXITED(status) ? (WEXITSTATUS(status) ? -EBADMSG : 0) :
+	      WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGALRM ? 0 : -EFAULT, 0);
 }
 
 static void *fuzz_thread(void *arg)

@@ -502,6 +502,7 @@ TEST(fork_shares_the_handle)
 	if (pid == 0)
 		_exit(dev_complete(fd, 0, 1) ? 1 : 0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	ASSERT_EQ(0, dev_stats(fd, &st));
 	EXPECT_EQ(1, st.tail);

@@ -28,7 +28,13 @@ failed=0
 
 # A mutant is caught when ring_check reports a failure (exit 1); a crash,
 # a full state table (exit 2) or a pass is not.
-for m in $("$bin" -l); do
+mutants=$("$bin" -l)
+# No mutant listed would make this check vacuous.
+if [ "$(wc -w <<<"$mutants")" -lt 5 ]; then
+	echo "not ok ring_check.mutants # $(wc -w <<<"$mutants") mutants listed, 5 at least expected"
+	failed=1
+fi
+for m in $mutants; do
 	out=$("$bin" -m "$m" 2>&1)
 	st=$?
 	if [ $st = 1 ]; then

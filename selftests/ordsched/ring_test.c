@@ -161,6 +161,7 @@ TEST(mapping_is_the_page)
 	if (!pid)
 		_exit(ordsched_ring_complete(&r.v, r.id, 0, &r.ctx) ? 1 : 0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(1, dev_tail(st));
 	/* Closing the handle leaves the mapping usable, if useless. */
