@@ -203,6 +203,12 @@ void ordsched_spread_kick(struct ordsched_spread *sp)
 {
 	this_cpu_inc(sp->stats->kicks);
 	/*
+	 * Destroy under way: from @release of a group it hands back (the
+	 * only kick allowed then), a queued work item would outlive @sp.
+	 */
+	if (READ_ONCE(sp->stopping))
+		return;
+	/*
 	 * The producer's groups before the count: pairs with the acquire
 	 * in spread_fill(). The count before wip: a pass that sees this
 	 * kick in wip sees it in the count too.

@@ -56,6 +56,8 @@ struct sp_test {
 	 */
 	struct task_struct *destroyer;
 	u32 by_destroyer, late;
+	/* Kick this spreader from each @release destroy makes. */
+	struct ordsched_spread *kick_on_release;
 	/* Dispatch log: the group of the job at each position. */
 	u32 *log;
 	u32 pos, log_size;
@@ -121,10 +123,13 @@ static void sp_release(void *priv, struct ordsched_spread_group *group)
 	struct sp_group *g = container_of(group, struct sp_group, group);
 	u32 i, left = 0;
 
-	if (current == READ_ONCE(st->destroyer))
+	if (current == READ_ONCE(st->destroyer)) {
 		WRITE_ONCE(st->by_destroyer, st->by_destroyer + 1);
-	else
+		if (st->kick_on_release)
+			ordsched_spread_kick(st->kick_on_release);
+	} else {
 		st->late += !!READ_ONCE(st->by_destroyer);
+	}
 	for (i = 0; i < g->n; i++) {
 		left += !g->jobs[i].dispatched;
 		/* Every job is either dispatched once or handed back. */
@@ -318,6 +323,76 @@ out:
 	sp_test_free(st);
 }
 
+struct sp_blocker {
+	struct work_struct work;
+	struct completion go;
+};
+
+static void sp_blocker_fn(struct work_struct *work)
+{
+	struct sp_blocker *b = container_of(work, struct sp_blocker, work);
+
+	wait_for_completion_timeout(&b->go, 10 * HZ);
+}
+
+/*
+ * spread.h destroy: "a kick from those @release calls ... is ignored".
+ * The stopped run had taken wip to 0, so such a kick queued the work item
+ * of the spreader that destroy then freed. On an ordered workqueue held
+ * by a blocker queued behind the run, that work is still pending at the
+ * free (debug kernel: ODEBUG, free active work_struct; then KASAN in the
+ * work). The budget never ends the run: it stops only for destroy. Three
+ * rounds, as a stop may find no group in hand.
+ */
+static void destroy_release_kicks(struct ktest *t)
+{
+	struct ordsched_spread_params p = {
+		.name = "kicked", .ops = &sp_ops, .lanes = 3,
+		.budget = UINT_MAX,
+	};
+	struct ordsched_spread *sp;
+	struct sp_blocker b;
+	struct sp_test *st;
+	int round, i;
+	u32 back = 0;
+
+	p.wq = alloc_ordered_workqueue("ordsched_test_spread", 0);
+	if (!KT_EXPECT(t, p.wq))
+		return;
+	INIT_WORK_ONSTACK(&b.work, sp_blocker_fn);
+	for (round = 0; round < 3; round++) {
+		st = sp_test_alloc(round + 2);
+		if (!KT_EXPECT(t, st))
+			break;
+		st->endless = true;
+		p.priv = st;
+		sp = ordsched_spread_create(&p);
+		if (!KT_EXPECT(t, !IS_ERR(sp))) {
+			sp_test_free(st);
+			break;
+		}
+		ordsched_spread_kick(sp);
+		for (i = 0; i < 500 && READ_ONCE(st->pos) < 1000; i++)
+			msleep(20);
+		init_completion(&b.go);
+		KT_EXPECT(t, queue_work(p.wq, &b.work));
+		WRITE_ONCE(st->destroyer, current);
+		st->kick_on_release = sp;
+		ordsched_spread_destroy(sp);
+		complete(&b.go);
+		flush_workqueue(p.wq);
+		back += st->by_destroyer;
+		KT_EXPECT_EQ(t, st->late, 0);
+		KT_EXPECT_EQ(t, st->live, 0);
+		KT_EXPECT_EQ(t, st->bad_release, 0);
+		sp_test_free(st);
+	}
+	ktest_diag(t, "%u groups handed back by destroy, each kicking", back);
+	KT_EXPECT(t, back > 0);
+	destroy_work_on_stack(&b.work);
+	destroy_workqueue(p.wq);
+}
+
 /*
  * A producer that kicks each time it answers dry, then has a group again:
  * the passes of one run after those kicks share its budget.
@@ -413,6 +488,7 @@ static const struct ktest_case spread_cases[] = {
 	KT_CASE(spacing_f4),
 	KT_CASE(spacing_f7_budget),
 	KT_CASE(destroy_in_flight),
+	KT_CASE(destroy_release_kicks),
 	KT_CASE(budget_spans_kicks),
 	KT_END
 };

@@ -148,7 +148,9 @@ ordsched_spread_create(const struct ordsched_spread_params *params);
  * groups still in the lanes are handed back through @release, called from
  * here, with the jobs not dispatched still on their lists. To dispatch
  * everything first, call ordsched_spread_flush(). The caller must have
- * stopped kicking. The step under way is waited for as long as it takes,
+ * stopped kicking; a kick from those @release calls (a producer that
+ * kicks whenever it gets a group back) is ignored. The step under way is
+ * waited for as long as it takes,
  * without logging.
  *
  * Context: process context, may sleep; not from a callback of @sp.
