@@ -1709,6 +1709,11 @@ void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
 				     ordsched_delay_fn fn,
 				     struct ordsched_stream *stream)
 {
+	/* Queued on it in hard interrupt, NULL would oops there. */
+	if (WARN_ON_ONCE(!stream)) {
+		ordsched_delay_task_init(task, fn, NULL);
+		return;
+	}
 	delay_task_init_common(task, fn, DELAY_TARGET_STREAM);
 	task->stream.stream = stream;
 	ordsched_stream_item_init(&task->stream.item, delay_stream_fn);
@@ -1784,6 +1789,10 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 	u16 base, here;
 	u32 slack;
 
+	/* Queued, then answered false, the task would look free to free. */
+	if (WARN_ON_ONCE(mode != ORDSCHED_DELAY_QUEUE_NEW &&
+			 mode != ORDSCHED_DELAY_QUEUE_MOD))
+		return false;
 	base = delay_lock_task(d, task, &flags);
 	if (slack_ns == ORDSCHED_DELAY_SLACK_DEFAULT)
 		slack_ns = d->slack;
@@ -1972,6 +1981,8 @@ bool ordsched_delay_cancel_mode(struct ordsched_delay *d,
 	bool removed = false;
 	u16 base;
 
+	WARN_ON_ONCE(mode != ORDSCHED_DELAY_CANCEL_NOWAIT &&
+		     mode != ORDSCHED_DELAY_CANCEL_SYNC);
 	if (mode == ORDSCHED_DELAY_CANCEL_SYNC)
 		return delay_cancel_sync(d, task);
 	base = delay_lock_task(d, task, &flags);
@@ -2110,6 +2121,10 @@ static bool delay_cancel_some(struct ordsched_delay *d)
 void ordsched_delay_stop(struct ordsched_delay *d,
 			 enum ordsched_delay_stop_mode mode)
 {
+	/* Neither run nor cancelled, a task far off would be waited for. */
+	if (WARN_ON_ONCE(mode != ORDSCHED_DELAY_RUN_PENDING &&
+			 mode != ORDSCHED_DELAY_CANCEL_PENDING))
+		mode = ORDSCHED_DELAY_CANCEL_PENDING;
 	raw_spin_lock_irq(&d->lock);
 	if (!d->stopped)
 		d->stop_cancels = mode == ORDSCHED_DELAY_CANCEL_PENDING;

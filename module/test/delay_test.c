@@ -1142,6 +1142,60 @@ out:
 	kfree(ss);
 }
 
+/* Counts its runs: bad_modes_warn's task. */
+static atomic_t bm_runs;
+
+static void bm_fn(struct ordsched_delay_task *task)
+{
+	atomic_inc(&bm_runs);
+}
+
+/*
+ * delay.h: a @mode that is none of the enum's values warns, and
+ * queue_range does nothing (it queued the task, then answered false:
+ * "nothing was done", a task its caller could free); cancel_mode counts
+ * it as NOWAIT; stop as CANCEL_PENDING (it neither ran nor cancelled a
+ * pending task, and waited for it for ever). A NULL stream warns at init
+ * and the task runs on ordsched's workqueue (it oopsed in the timer).
+ */
+static void bad_modes_warn(struct ktest *t)
+{
+	struct ordsched_delay_task *tk = kcalloc(2, sizeof(*tk), GFP_KERNEL);
+	struct ordsched_delay *d = ordsched_delay_create(NULL);
+	u64 far = ktime_get_ns() + 1000 * NSEC_PER_SEC;
+	enum ordsched_delay_cancel_mode bad_cancel = 7;
+	enum ordsched_delay_queue_mode bad_queue = 7;
+	enum ordsched_delay_stop_mode bad_stop = 7;
+	struct ordsched_delay_stats s;
+	int i;
+
+	if (!KT_EXPECT(t, tk && !IS_ERR(d)))
+		goto out;
+	atomic_set(&bm_runs, 0);
+	ordsched_delay_task_init(&tk[0], bm_fn, NULL);
+	KT_EXPECT(t, !ordsched_delay_queue_range(d, &tk[0], far, 0, bad_queue));
+	KT_EXPECT(t, !ordsched_delay_cancel(d, &tk[0]));
+	KT_EXPECT(t, ordsched_delay_queue(d, &tk[0], far));
+	KT_EXPECT(t, ordsched_delay_cancel_mode(d, &tk[0], bad_cancel));
+	KT_EXPECT(t, !ordsched_delay_cancel(d, &tk[0]));
+
+	ordsched_delay_task_init_stream(&tk[1], bm_fn, NULL);
+	KT_EXPECT(t, ordsched_delay_queue(d, &tk[1], 0));
+	for (i = 0; i < 500 && !atomic_read(&bm_runs); i++)
+		msleep(20);
+	KT_EXPECT_EQ(t, atomic_read(&bm_runs), 1);
+
+	KT_EXPECT(t, ordsched_delay_queue(d, &tk[0], far));
+	ordsched_delay_stop(d, bad_stop);
+	ordsched_delay_get_stats(d, &s);
+	KT_EXPECT_EQ(t, s.pending, 0);
+	KT_EXPECT_EQ(t, atomic_read(&bm_runs), 1);
+out:
+	if (!IS_ERR_OR_NULL(d))
+		ordsched_delay_destroy(d);
+	kfree(tk);
+}
+
 /*
  * A function that queues its task again (with queue or with modify):
  * cancel_sync, called while it runs, makes the queueing fail and returns
@@ -2804,6 +2858,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(cancel_sync_basic),
 	KT_CASE(cancel_sync_waits),
 	KT_CASE_WARNS(cancel_sync_self_warns, 0, 0),
+	KT_CASE_WARNS(bad_modes_warn, 0, 0),
 	KT_CASE(cancel_sync_requeue),
 	KT_CASE(cancel_sync_storm),
 	KT_CASE(far_mod),

@@ -37,6 +37,8 @@ EXPECTED_WARN_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (seq_hand_in|ordsche
 EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* debug_print_object\+'
 # A delayed task's cancel_sync from its own function (delay suite).
 EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (delay_cancel_sync|ordsched_delay_cancel_mode)\+'
+# Modes none of their enum's values, and a NULL stream (delay suite).
+EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (ordsched_delay_queue_range|ordsched_delay_stop|ordsched_delay_task_init_stream)\+'
 EXPECTED_WARN_RE+='|ODEBUG: free active .* object type: (ordsched_(delay_task|keyed_task|stream_item|seq_item|job)|work_struct) '
 # A pipeline job or keyed task queued again while in flight (promise suite).
 EXPECTED_WARN_RE+='|ODEBUG: activate active .* object type: ordsched_(job|keyed_task) '

@@ -322,7 +322,8 @@ void ordsched_delay_task_init(struct ordsched_delay_task *task,
  * @task: the task, embedded in the caller's structure; not on the stack
  * @fn: what to run when the task is due
  * @stream: the stream: when due, the task is queued on it behind the
- *	items already there, and runs in the stream's order
+ *	items already there, and runs in the stream's order. Not NULL (that
+ *	warns, and the task runs on ordsched's own workqueue instead)
  *
  * Must not be called while the task is queued. The stream must outlive
  * every queueing of the task.
@@ -363,7 +364,7 @@ void ordsched_delay_task_init_irq(struct ordsched_delay_task *task,
  *	%ORDSCHED_DELAY_SLACK_DEFAULT: the scheduler's @slack_ns
  * @mode: %ORDSCHED_DELAY_QUEUE_NEW leaves a task that is already queued
  *	as it is; %ORDSCHED_DELAY_QUEUE_MOD moves it to @when_ns and
- *	@slack_ns
+ *	@slack_ns; any other value warns, and nothing is done
  *
  * The task is handed to its target once CLOCK_MONOTONIC has reached
  * @when_ns, never before, and by @when_ns + @slack_ns on top of the usual
@@ -399,7 +400,8 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
  * ordsched_delay_cancel_mode() - cancel a task, and maybe wait for its run
  * @d: the scheduler the task was queued to
  * @task: the task
- * @mode: %ORDSCHED_DELAY_CANCEL_NOWAIT or %ORDSCHED_DELAY_CANCEL_SYNC
+ * @mode: %ORDSCHED_DELAY_CANCEL_NOWAIT or %ORDSCHED_DELAY_CANCEL_SYNC; any
+ *	other value warns and counts as %ORDSCHED_DELAY_CANCEL_NOWAIT
  *
  * A task waiting for its deadline is removed. A task already handed to its
  * target is taken back if the target has not started it yet. Either this
@@ -463,7 +465,8 @@ int ordsched_delay_flush(struct ordsched_delay *d);
  *	deadlines ignored; %ORDSCHED_DELAY_CANCEL_PENDING cancels them, each
  *	reported to the scheduler's @cancelled callback: from here for a task
  *	waiting for its deadline; from its target's worker for a task that a
- *	modify moved while its target was starting it (it does not run)
+ *	modify moved while its target was starting it (it does not run). Any
+ *	other value warns and counts as %ORDSCHED_DELAY_CANCEL_PENDING
  *
  * From the start of the call, queueings and modifies fail (return false,
  * change nothing; also those of running tasks). Tasks already handed to
