@@ -110,9 +110,16 @@ static int ordsched_ioc_take(struct ordsched_handle *h, void __user *uarg)
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &take, sizeof(take))) {
-		/* Unmapped meanwhile: give the tickets up at once. */
-		ordsched_domain_retire(h, take.first, take.count,
-				       ORDSCHED_RETIRE_TRASH);
+		u32 i;
+
+		/*
+		 * Unmapped meanwhile: give the tickets up at once, one by
+		 * one: a range retire is all or nothing, and another thread
+		 * of the handle may have retired one already (EALREADY).
+		 */
+		for (i = 0; i < take.count; i++)
+			ordsched_domain_retire(h, take.first + i, 1,
+					       ORDSCHED_RETIRE_TRASH);
 		return -EFAULT;
 	}
 	return 0;
