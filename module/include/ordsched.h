@@ -63,11 +63,13 @@
  *			the instance's callbacks (but what a part's
  *			destroy names, such as the hand-ins of a
  *			sequencer's tickets taken before), nor flush it
- *			or read its stats or state; and a cancel, flush,
- *			read or wait for room (a sequencer's
- *			ordsched_seq_tickets_wait()) made before must
- *			have returned: destroy does not wait for them,
- *			and they may still use the instance.
+ *			or read its stats or state; and every call made
+ *			before from outside the callbacks (a queue,
+ *			kick, take, cancel, flush, read, or wait for
+ *			room such as a sequencer's
+ *			ordsched_seq_tickets_wait()) must have
+ *			returned: destroy does not wait for them, and
+ *			they may still use the instance.
  *
  * Each part's header opens with its contexts and its memory ordering; in
  * all of them, the stores made before handing an item over are visible to

@@ -580,16 +580,28 @@ TEST_F(dev, mmap_bad_offset)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+/*
+ * h: "a length that mmap(2), which rounds it up to whole pages, does not
+ * make status_size ... EINVAL": a length short of the page is rounded up
+ * to it and maps (the text said EINVAL for any other length).
+ */
 TEST_F(dev, mmap_bad_length)
 {
 	long pg = getpagesize();
+	void *p;
 
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED,
+				   self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, pg + 1, PROT_READ, MAP_SHARED,
 				   self->fd, 0));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 64 * pg, PROT_READ, MAP_SHARED,
 				   self->fd, 0));
 	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, pg - 1, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, munmap(p, pg - 1));
 }
 
 TEST_F(dev, mmap_writable)

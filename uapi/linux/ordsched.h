@@ -304,7 +304,8 @@ struct ordsched_stats {
  * mmap(NULL, status_size, PROT_READ, MAP_SHARED, fd, 0) maps the page of
  * the handle's domain (fd open for reading: mmap(2) answers EACCES
  * otherwise; PROT_WRITE: EPERM, or EACCES from mmap(2) itself when
- * shared on a descriptor not open for writing; another length, or an
+ * shared on a descriptor not open for writing; a length that mmap(2),
+ * which rounds it up to whole pages, does not make status_size, or an
  * offset other than 0 and a ring domain's ring page: EINVAL; MAP_PRIVATE
  * maps the same page, read-only). The tail and the head are each a __u64 alone on its
  * cache line; in a domain without a ring the kernel writes them with

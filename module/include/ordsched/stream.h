@@ -162,7 +162,8 @@ void ordsched_stream_set_get_stats(const struct ordsched_stream_set *set,
 
 /**
  * ordsched_stream_init() - prepare a stream
- * @stream: the stream
+ * @stream: the stream, not on the stack (its drain is a work item,
+ *	initialized with INIT_WORK())
  * @set: the stream set it belongs to (NULL: ordsched's default set)
  *
  * Context: any context.
