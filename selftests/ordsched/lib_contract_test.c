@@ -462,6 +462,41 @@ TEST(open_flags_unknown)
 }
 
 /*
+ * The LIBORDSCHED_1.0 versions of ordsched_open() and ordsched_from_fd(),
+ * what a program linked against 1.0 calls (handle.c): the names they have
+ * in the objects, as this static build cannot bind a non-default version.
+ */
+int ordsched_open_1_0(struct ordsched **os);
+int ordsched_from_fd_1_0(int fd, struct ordsched **os);
+
+/*
+ * h: "A program linked against libordsched 1.0 ... keeps the ioctl path":
+ * 1.0 had no ring, and promised real batches. Its ordsched_open() made a
+ * ring domain after the upgrade, where a batch of 8 answers EINVAL.
+ */
+TEST(v1_0_binaries_keep_the_ioctl_path)
+{
+	struct ordsched *os = NULL, *a = NULL, *b = NULL;
+	uint64_t first;
+
+	ASSERT_EQ(0, ordsched_open_1_0(&os));
+	EXPECT_EQ(0, ordsched_uses_ring(os));
+	EXPECT_EQ(0, ordsched_take_batch(os, 8, &first));
+	EXPECT_EQ(0, ordsched_complete_batch(os, first, 8));
+	ordsched_close(os);
+	/* A fresh descriptor adopted by 1.0 does not get a ring either. */
+	ASSERT_EQ(0, ordsched_from_fd_1_0(open(DEV, O_RDWR | O_CLOEXEC), &a));
+	EXPECT_EQ(0, ordsched_uses_ring(a));
+	EXPECT_EQ(0, ordsched_take_batch(a, 8, &first));
+	ordsched_close(a);
+	/* Built since, the same calls take the ring where there is one. */
+	ASSERT_EQ(0, ordsched_open(&b));
+	EXPECT_EQ(kernel_has_ring() && !getenv("ORDSCHED_NO_RING"),
+		  ordsched_uses_ring(b));
+	ordsched_close(b);
+}
+
+/*
  * h:72 "-ENOENT when the module is not loaded; ... or an error of open(2)":
  * without the device node (a private /dev), open(2) itself says ENOENT.
  */

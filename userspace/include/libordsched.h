@@ -39,7 +39,10 @@
  * kernel still trashes the tickets of a dead handle. Set the environment
  * variable ORDSCHED_NO_RING (to anything but "" or "0"), or open with
  * ORDSCHED_OPEN_NO_RING, to use one system call per operation as before;
- * ordsched_uses_ring() tells which path a handle takes. What a ring
+ * ordsched_uses_ring() tells which path a handle takes. A program linked
+ * against libordsched 1.0, which had no ring, keeps that path: the
+ * ordsched_open() and ordsched_from_fd() it calls (symbol version
+ * LIBORDSCHED_1.0) act as with ORDSCHED_OPEN_NO_RING. What a ring
  * domain changes, for its handles on either path:
  * ordsched_take_batch() takes one ticket at a time; api->max_held bounds
  * no handle, only the ring's window (its number of slots) does; once the
@@ -120,7 +123,8 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags);
  * The handle is pollable from the start: see ordsched_fd().
  *
  * Return: 0; -EBADF when @fd is not an open descriptor; -ENOTTY when it
- * is not an ordsched handle; -ENOSPC when the
+ * is not an ordsched handle (or what that file answers to an ioctl(2) it
+ * does not know: some devices say -EINVAL); -ENOSPC when the
  * handle would take the ring but its ring domain has no ring id left for
  * it (65,535 handles at once: the ioctl path needs one there too); as
  * ordsched_open().
@@ -169,8 +173,9 @@ int ordsched_uses_ring(const struct ordsched *os);
  * ordsched_open_flags()). Give
  * it to another process so that its tickets are trashed when that process
  * dies, and not when the whole domain goes: fork, the child using it and
- * closing @os, the parent closing it; or send ordsched_fd() over a UNIX
- * socket and close it.
+ * closing @os, the parent closing it; or send ordsched_fd() of it over a
+ * UNIX socket, then ordsched_close() it (not close(2): the descriptor is
+ * the handle's).
  *
  * Return: 0; -EMFILE, -ENFILE; -ENOMEM; -ENOSPC when it would take the
  * ring but the domain has no ring id left for it (65,535 handles at once:
@@ -204,7 +209,9 @@ void ordsched_close(struct ordsched *os);
  * flagged tickets enters the kernel too, for a thread that may sleep on
  * it: about two system calls per ticket. A handle adopted with
  * ordsched_from_fd() is pollable from the start (the caller knows the
- * descriptor). A handle that is not pollable pays none of this.
+ * descriptor). A handle on the ring that is not pollable pays none of
+ * this (on the ioctl path of a ring domain, every ticket is flagged: see
+ * the top of this file).
  *
  * Return: the descriptor, owned by @os.
  */

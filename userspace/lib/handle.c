@@ -229,7 +229,23 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 	return os_from_fd(fd, flags, 1, out);
 }
 
-int ordsched_from_fd(int fd, struct ordsched **os)
+/*
+ * Two versions each of ordsched_from_fd() and ordsched_open(). A program
+ * linked against 1.0 calls the LIBORDSCHED_1.0 ones: that library had no
+ * ring, so they keep what 1.0 promised (ordsched_take_batch() takes real
+ * batches, the kernel checks ownership) by taking the ioctl path, as
+ * ORDSCHED_OPEN_NO_RING does. Programs built since get the ring by
+ * default, through the LIBORDSCHED_1.1 ones (the default version, which a
+ * static link gets too).
+ */
+__attribute__((symver("ordsched_from_fd@LIBORDSCHED_1.0")))
+int ordsched_from_fd_1_0(int fd, struct ordsched **os)
+{
+	return os_from_fd(fd, ORDSCHED_OPEN_NO_RING, 1, os);
+}
+
+__attribute__((symver("ordsched_from_fd@@LIBORDSCHED_1.1")))
+int ordsched_from_fd_1_1(int fd, struct ordsched **os)
 {
 	return os_from_fd(fd, 0, 1, os);
 }
@@ -266,7 +282,14 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 	return 0;
 }
 
-int ordsched_open(struct ordsched **os)
+__attribute__((symver("ordsched_open@LIBORDSCHED_1.0")))
+int ordsched_open_1_0(struct ordsched **os)
+{
+	return ordsched_open_flags(os, ORDSCHED_OPEN_NO_RING);
+}
+
+__attribute__((symver("ordsched_open@@LIBORDSCHED_1.1")))
+int ordsched_open_1_1(struct ordsched **os)
 {
 	return ordsched_open_flags(os, 0);
 }
