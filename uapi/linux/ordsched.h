@@ -189,7 +189,9 @@ struct ordsched_range {
  * struct ordsched_complete_wait - ORDSCHED_IOC_COMPLETE_WAIT
  * @ticket: in: the ticket to complete, or ORDSCHED_NO_TICKET; out: set
  *	to ORDSCHED_NO_TICKET once completed, so that a call restarted
- *	after a signal only waits
+ *	after a signal only waits (unless a munmap() racing the call took
+ *	the argument's page away: the wait goes on, and a restart answers
+ *	EFAULT before completing anything)
  * @next: in: the ticket to wait for, or ORDSCHED_NO_TICKET
  * @deadline_ns: in: as in struct ordsched_wait
  * @flags: in: 0
