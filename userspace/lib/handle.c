@@ -236,15 +236,32 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
  * batches, the kernel checks ownership) by taking the ioctl path, as
  * ORDSCHED_OPEN_NO_RING does. Programs built since get the ring by
  * default, through the LIBORDSCHED_1.1 ones (the default version, which a
- * static link gets too).
+ * static link gets too). GCC's attribute survives LTO; clang before 15
+ * knows only the assembler directive.
  */
-__attribute__((symver("ordsched_from_fd@LIBORDSCHED_1.0")))
+#ifndef __has_attribute
+#define __has_attribute(x) 0
+#endif
+#if __has_attribute(symver)
+#define OS_SYMVER(fn, ver) extern __typeof__(fn) fn __attribute__((symver(ver)))
+#else
+#define OS_SYMVER(fn, ver) __asm__(".symver " #fn ", " ver)
+#endif
+
+int ordsched_from_fd_1_0(int fd, struct ordsched **os);
+int ordsched_from_fd_1_1(int fd, struct ordsched **os);
+int ordsched_open_1_0(struct ordsched **os);
+int ordsched_open_1_1(struct ordsched **os);
+OS_SYMVER(ordsched_from_fd_1_0, "ordsched_from_fd@LIBORDSCHED_1.0");
+OS_SYMVER(ordsched_from_fd_1_1, "ordsched_from_fd@@LIBORDSCHED_1.1");
+OS_SYMVER(ordsched_open_1_0, "ordsched_open@LIBORDSCHED_1.0");
+OS_SYMVER(ordsched_open_1_1, "ordsched_open@@LIBORDSCHED_1.1");
+
 int ordsched_from_fd_1_0(int fd, struct ordsched **os)
 {
 	return os_from_fd(fd, ORDSCHED_OPEN_NO_RING, 1, os);
 }
 
-__attribute__((symver("ordsched_from_fd@@LIBORDSCHED_1.1")))
 int ordsched_from_fd_1_1(int fd, struct ordsched **os)
 {
 	return os_from_fd(fd, 0, 1, os);
@@ -282,13 +299,11 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 	return 0;
 }
 
-__attribute__((symver("ordsched_open@LIBORDSCHED_1.0")))
 int ordsched_open_1_0(struct ordsched **os)
 {
 	return ordsched_open_flags(os, ORDSCHED_OPEN_NO_RING);
 }
 
-__attribute__((symver("ordsched_open@@LIBORDSCHED_1.1")))
 int ordsched_open_1_1(struct ordsched **os)
 {
 	return ordsched_open_flags(os, 0);
