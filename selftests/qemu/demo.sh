@@ -65,7 +65,8 @@ ordsched-pgzip -v -j 4 -b 128 /tmp/pgzip.in /tmp/pgzip.gz
 gunzip -c /tmp/pgzip.gz > /tmp/pgzip.out
 cmp /tmp/pgzip.in /tmp/pgzip.out
 echo "gunzip gives back all $(wc -c < /tmp/pgzip.in) bytes from $(wc -c < /tmp/pgzip.gz)"
-ordschedctl demo -t 4 -n 8
+# Its waits have no deadline (a pager may hold its output): bound it here.
+timeout 60 ordschedctl demo -t 4 -n 8
 rm -f /tmp/pgzip.in /tmp/pgzip.gz /tmp/pgzip.out
 
 echo "== unloading ordsched"

@@ -376,15 +376,16 @@ selfcheck_caught() {
 }
 
 selfcheck() { # selfcheck KERNEL
-	local k=$1 faults=warn,hang bad=0 label=$1/selfcheck
+	local k=$1 faults=warn,stuck,hang bad=0 label=$1/selfcheck
 	step "$k kernel: harness self-check (each fault must be caught)"
-	[ "${k%-rt}" = debug ] && faults=warn,leak,uaf,odebug,nokmemleak,hang
+	[ "${k%-rt}" = debug ] && faults=warn,leak,uaf,odebug,nokmemleak,stuck,hang
 	boot "$k" selfcheck 300 "$label" nowarnpanic "ordsched_fault=$faults"
 	evaluate "$label"
 	timing "$label"
 	selfcheck_caught judge '^not ok guest.kernel_log'
 	selfcheck_caught warn 'WARNING:.* ordsched_faulty_init\+'
 	selfcheck_caught hang 'blocked for more than|^not ok guest.finished # timed out'
+	selfcheck_caught stuck '^not ok faulty.stuck # exit 124'
 	if [ "${k%-rt}" = debug ]; then
 		selfcheck_caught leak '^not ok kmemleak.clean$'
 		selfcheck_caught uaf 'KASAN:'
