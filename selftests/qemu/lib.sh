@@ -379,7 +379,7 @@ selfcheck() { # selfcheck KERNEL
 	local k=$1 faults=warn,stuck,hang bad=0 label=$1/selfcheck
 	step "$k kernel: harness self-check (each fault must be caught)"
 	[ "${k%-rt}" = debug ] && faults=warn,leak,uaf,odebug,nokmemleak,stuck,hang
-	boot "$k" selfcheck 300 "$label" nowarnpanic "ordsched_fault=$faults"
+	boot "$k" selfcheck 180 "$label" nowarnpanic "ordsched_fault=$faults"
 	evaluate "$label"
 	timing "$label"
 	selfcheck_caught judge '^not ok guest.kernel_log'
