@@ -30,6 +30,7 @@ mount -t tmpfs tmpfs /tmp
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 
+TAINT_BOOT=$(cat /proc/sys/kernel/tainted)
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
 
@@ -42,6 +43,11 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 took() { # took NAME START: the time since START (uptime_s) of NAME
 	say "time $1 $(awk -v a="$2" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')"
 }
+# report_taint: the kernel's taint flags now and when /init started, for
+# the host to judge (a backstop for a report the console lost).
+report_taint() {
+	say "taint $(cat /proc/sys/kernel/tainted) $TAINT_BOOT"
+}
 res() { # res STATUS NAME: STATUS is a command's exit code
 	if [ "$1" = 0 ]; then say "ok $2"; else say "not ok $2 # exit $1"; fi
 }
@@ -50,6 +56,7 @@ finish() {
 	# work) oopses a little after the last rmmod: give it the time to,
 	# as kmemleak's wait does where it is on.
 	[ -e $KMEMLEAK ] || sleep 3
+	report_taint
 	say END
 	sync
 	reboot -f
@@ -373,6 +380,9 @@ mode_selfcheck() {
 		res $? faulty.stuck
 		;;
 	esac
+	# The hang never ends the boot: the taint so far, which the warn
+	# fault set, is reported before it.
+	report_taint
 	case ",$ordsched_fault," in
 	*,hang,*)
 		say "plan faulty.hang"

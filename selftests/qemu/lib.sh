@@ -193,7 +193,7 @@ $kappend ordsched_mode=$mode $*" \
 # there.
 evaluate() {
 	local out=$work/logs/$1 expected=${2:-} line name prefix why ended=0 status
-	local ran=0
+	local ran=0 taint=
 	local -A planned=() seen=() pcount=() count=()
 	local -a order=()
 	: > "$out/verdict"
@@ -226,6 +226,7 @@ evaluate() {
 			echo "$line" >> "$out/verdict"
 			;;
 		"log "*) echo "${line#log }" >> "$out/diag" ;;
+		"taint "*) taint=${line#taint } ;;
 		END) ended=1 ;;
 		esac
 	done < "$out/results.log"
@@ -266,12 +267,39 @@ evaluate() {
 			{ print }' "$out/splats" > "$out/splats.unexpected"
 		mv "$out/splats.unexpected" "$out/splats"
 	fi
+	taint_verdict "$taint" "$expected" $ended >> "$out/verdict"
 	if [ -s "$out/splats" ]; then
 		why=$(head -n1 "$out/splats" | cut -d: -f2- | sed 's/^\[[ 0-9.]*\] //')
 		echo "not ok guest.kernel_log # $(wc -l < "$out/splats") splat lines, first: $why" >> "$out/verdict"
 	else
 		echo "ok guest.kernel_log" >> "$out/verdict"
 	fi
+}
+
+# taint_verdict "NOW BOOT" EXPECTED_RE ENDED: the guest.taint result. The
+# taint flags the kernel gained while /init ran, other than O and E (an
+# out-of-tree, unsigned module: ours), N (a test module: the in-kernel
+# tests') and, in a boot that warns on purpose, W, fail the boot: a backstop for a splat that the console lost
+# or that SPLAT_RE does not know. Nothing when the guest did not finish
+# (guest.finished says so).
+taint_verdict() {
+	local now=${1% *} boot=${1#* } allowed letters=PFSRMBUDAWCIOELKXTN i gained
+	local flags=
+	if [ -z "$1" ]; then
+		[ "$3" = 1 ] && echo "not ok guest.taint # the guest did not report its taint flags"
+		return 0
+	fi
+	allowed=$(((1 << 12) | (1 << 13) | (1 << 18)))
+	[ -n "$2" ] && allowed=$((allowed | (1 << 9)))
+	gained=$((now & ~boot & ~allowed))
+	if [ "$gained" = 0 ]; then
+		echo "ok guest.taint"
+		return 0
+	fi
+	for ((i = 0; i < ${#letters}; i++)); do
+		((gained & (1 << i))) && flags+=${letters:i:1}
+	done
+	echo "not ok guest.taint # the kernel gained taint ${flags:-?} ($gained; $now now, $boot at boot)"
 }
 
 result() { # result STATUS NAME [# why]
@@ -386,6 +414,7 @@ selfcheck() { # selfcheck KERNEL
 	selfcheck_caught warn 'WARNING:.* ordsched_faulty_init\+'
 	selfcheck_caught hang 'blocked for more than|^not ok guest.finished # timed out'
 	selfcheck_caught stuck '^not ok faulty.stuck # exit 124'
+	selfcheck_caught taint '^not ok guest.taint # the kernel gained taint [A-Z]*W'
 	if [ "${k%-rt}" = debug ]; then
 		selfcheck_caught leak '^not ok kmemleak.clean$'
 		selfcheck_caught uaf 'KASAN:'
