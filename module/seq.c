@@ -124,8 +124,10 @@ void ordsched_seq_item_freed(struct ordsched_seq_item *item, u64 ticket)
  *
  * Items have no init function, the caller sets @fn: an item debug objects
  * do not know is taken as initialized (the is_static_object hook), so the
- * hand-in only activates it, and an item handed in again while it is still
- * parked for another ticket is reported once. That hand-in fails and its
+ * hand-in only activates it (an item on the stack is first initialized as
+ * one, which debug objects require). An item handed in again while it is
+ * still parked for another ticket is reported: once, or twice if it is on
+ * the stack (its init, then its activation). That hand-in fails and its
  * ticket is cancelled instead, so that the sequencer does not wait for it
  * forever.
  *
@@ -315,9 +317,12 @@ static bool seq_hand_in(struct ordsched_seq *seq, u64 t,
 	local_bh_disable();
 	/*
 	 * Before the hand-in the tail cannot pass t: depth is >= 0 for a
-	 * ticket taken, and read as late as can be, for @peak_depth.
+	 * ticket taken, and read as late as can be, for @peak_depth. An
+	 * acquire, so that the head below is read after it (on any CPU):
+	 * a head older than the tail would make head - tail wrap and let
+	 * a ticket never taken through.
 	 */
-	tail = atomic64_read(&seq->tail);
+	tail = atomic64_read_acquire(&seq->tail);
 	depth = t - tail;
 	/*
 	 * A ticket never taken has a free slot too, if it is in the
@@ -455,7 +460,16 @@ static int seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first,
 
 	head = atomic64_read(&seq->head);
 	for (;;) {
-		u64 tail = seq_taker_tail(seq);
+		u64 tail;
+
+		/*
+		 * The head (read above, or by the failed cmpxchg below)
+		 * before the tail, on CPUs that reorder loads too: a head
+		 * newer than the tail would overstate the window and answer
+		 * a spurious -EAGAIN.
+		 */
+		smp_rmb();
+		tail = seq_taker_tail(seq);
 
 		/*
 		 * A tail past the head we hold means our head is stale: we

@@ -94,7 +94,9 @@ struct ordsched_seq_params {
  *	item at once, may count here too)
  * @inline_drains: drains run by the thread that completed the tail
  * @inline_runs: items and cancellations those drains went through
- * @handoffs: drains that reached the budget and handed over to a worker
+ * @handoffs: drains handed over to a worker: those that reached the
+ *	budget, and a cancellation at the tail made where items must not
+ *	run (a pipeline job freed while queued, on a debug-objects kernel)
  * @handoff_runs: items and cancellations the workers went through
  * @cancelled: tickets cancelled
  * @overflows: ticket requests refused because the window was full
