@@ -463,16 +463,17 @@ TEST(open_flags_unknown)
 
 /*
  * The LIBORDSCHED_1.0 versions of ordsched_open() and ordsched_from_fd(),
- * what a program linked against 1.0 calls (handle.c): the names they have
+ * what a program linked before 1.2 calls (handle.c): the names they have
  * in the objects, as this static build cannot bind a non-default version.
  */
 int ordsched_open_1_0(struct ordsched **os);
 int ordsched_from_fd_1_0(int fd, struct ordsched **os);
 
 /*
- * h: "A program linked against libordsched 1.0 ... keeps the ioctl path":
- * 1.0 had no ring, and promised real batches. Its ordsched_open() made a
- * ring domain after the upgrade, where a batch of 8 answers EINVAL.
+ * h: "A program linked against a libordsched older than 1.2 calls the
+ * LIBORDSCHED_1.0 versions ..., which act as with ORDSCHED_OPEN_NO_RING":
+ * one written before the ring relies on real batches, which a ring domain
+ * answers with EINVAL.
  */
 TEST(v1_0_binaries_keep_the_ioctl_path)
 {

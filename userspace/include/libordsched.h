@@ -40,9 +40,12 @@
  * variable ORDSCHED_NO_RING (to anything but "" or "0"), or open with
  * ORDSCHED_OPEN_NO_RING, to use one system call per operation as before;
  * ordsched_uses_ring() tells which path a handle takes. A program linked
- * against libordsched 1.0, which had no ring, keeps that path: the
- * ordsched_open() and ordsched_from_fd() it calls (symbol version
- * LIBORDSCHED_1.0) act as with ORDSCHED_OPEN_NO_RING. What a ring
+ * against a libordsched older than 1.2 calls the LIBORDSCHED_1.0 versions
+ * of ordsched_open() and ordsched_from_fd(), which act as with
+ * ORDSCHED_OPEN_NO_RING: one written before the ring keeps what it relied
+ * on (batches, the kernel's ownership checks), and one linked while the
+ * ring was already the default works on, without its speed, until it is
+ * rebuilt (the default versions are LIBORDSCHED_1.2). What a ring
  * domain changes, for its handles on either path:
  * ordsched_take_batch() takes one ticket at a time; api->max_held bounds
  * no handle, only the ring's window (its number of slots) does; once the

@@ -230,14 +230,18 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 }
 
 /*
- * Two versions each of ordsched_from_fd() and ordsched_open(). A program
- * linked against 1.0 calls the LIBORDSCHED_1.0 ones: that library had no
- * ring, so they keep what 1.0 promised (ordsched_take_batch() takes real
- * batches, the kernel checks ownership) by taking the ioctl path, as
- * ORDSCHED_OPEN_NO_RING does. Programs built since get the ring by
- * default, through the LIBORDSCHED_1.1 ones (the default version, which a
- * static link gets too). GCC's attribute survives LTO; clang before 15
- * knows only the assembler directive.
+ * Two versions each of ordsched_from_fd() and ordsched_open(). Programs
+ * linked before 1.2 call the LIBORDSCHED_1.0 ones. Some of them were
+ * written before the ring existed, and rely on what the ioctl path gives
+ * (ordsched_take_batch() takes real batches, the kernel checks
+ * ownership): those versions take it, as ORDSCHED_OPEN_NO_RING does. The
+ * rest, linked while the ring was already the default, only lose its
+ * speed. Programs built since get the ring by default, through the
+ * LIBORDSCHED_1.2 ones (the default version, which a static link gets
+ * too): a new node, as a node once shipped never gains a symbol (a
+ * program that needs LIBORDSCHED_1.1 must run with any library that has
+ * it). GCC's attribute survives LTO; clang before 15 knows only the
+ * assembler directive.
  */
 #ifndef __has_attribute
 #define __has_attribute(x) 0
@@ -249,20 +253,20 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 #endif
 
 int ordsched_from_fd_1_0(int fd, struct ordsched **os);
-int ordsched_from_fd_1_1(int fd, struct ordsched **os);
+int ordsched_from_fd_1_2(int fd, struct ordsched **os);
 int ordsched_open_1_0(struct ordsched **os);
-int ordsched_open_1_1(struct ordsched **os);
+int ordsched_open_1_2(struct ordsched **os);
 OS_SYMVER(ordsched_from_fd_1_0, "ordsched_from_fd@LIBORDSCHED_1.0");
-OS_SYMVER(ordsched_from_fd_1_1, "ordsched_from_fd@@LIBORDSCHED_1.1");
+OS_SYMVER(ordsched_from_fd_1_2, "ordsched_from_fd@@LIBORDSCHED_1.2");
 OS_SYMVER(ordsched_open_1_0, "ordsched_open@LIBORDSCHED_1.0");
-OS_SYMVER(ordsched_open_1_1, "ordsched_open@@LIBORDSCHED_1.1");
+OS_SYMVER(ordsched_open_1_2, "ordsched_open@@LIBORDSCHED_1.2");
 
 int ordsched_from_fd_1_0(int fd, struct ordsched **os)
 {
 	return os_from_fd(fd, ORDSCHED_OPEN_NO_RING, 1, os);
 }
 
-int ordsched_from_fd_1_1(int fd, struct ordsched **os)
+int ordsched_from_fd_1_2(int fd, struct ordsched **os)
 {
 	return os_from_fd(fd, 0, 1, os);
 }
@@ -304,7 +308,7 @@ int ordsched_open_1_0(struct ordsched **os)
 	return ordsched_open_flags(os, ORDSCHED_OPEN_NO_RING);
 }
 
-int ordsched_open_1_1(struct ordsched **os)
+int ordsched_open_1_2(struct ordsched **os)
 {
 	return ordsched_open_flags(os, 0);
 }
