@@ -76,7 +76,12 @@ struct ordsched_keyed_token {
  * @done: called after @fn, in the same worker (process context, may
  *	sleep), once the task's keys have been handed on; from then on
  *	ordsched does not touch the task, which may be freed or queued again
- *	(may be NULL). Never called for a cancelled task.
+ *	(may be NULL). Never called for a cancelled task. A task queued
+ *	again on an executor with the same workqueue runs its next @fn only
+ *	once this @done has returned (both run as @work, which a workqueue
+ *	never runs twice at once): there @done must not wait for the task's
+ *	next run, nor for a later task of a key it is queued on again, and
+ *	a @done that sleeps holds back the keys of the next queueing.
  * @kx: the executor the task was queued on
  * @tokens: the tokens, @nr_tokens of them
  * @nr_tokens: how many keys the task can name

@@ -146,7 +146,9 @@ bool ordsched_pipeline_queue(struct ordsched_pipeline *pl,
  * As ordsched_pipeline_queue(), but waits (killable) while the window is
  * full.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not from a step of @pl: the
+ * step's own job holds the window's tail until it returns, and a worker
+ * cannot be killed.
  * Return: 0, or -EINTR if a fatal signal came first (not queued), or, on
  * a kernel with debug objects, -EBUSY if the job's parallel step has not
  * returned yet (reported: a bug in the caller). A job queued again after
@@ -193,7 +195,9 @@ bool ordsched_pipeline_cancel(struct ordsched_pipeline *pl,
  * may first run later ones already handed in (at most the sequencer's
  * budget). Killable, as ordsched_seq_flush().
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not from a step of @pl: the
+ * step's own job was queued before the call and cannot run its serial
+ * step until the step returns, and a worker cannot be killed.
  * Return: 0, or -EINTR if a fatal signal came first.
  */
 int ordsched_pipeline_flush(struct ordsched_pipeline *pl);
