@@ -481,6 +481,12 @@ struct ordsched_delay {
 	bool dispatching;
 	/* Irq tasks handed over, in that order: the callback runs them. */
 	struct list_head irq_due;
+	/*
+	 * The CPU whose callback is running irq tasks' functions, or -1;
+	 * the time that callback fired.
+	 */
+	int irq_cpu;
+	ktime_t irq_start;
 	/* Tasks the current wake-up has handed over so far. */
 	u64 batch;
 	/* New queueings are refused. */
@@ -906,7 +912,23 @@ static ktime_t delay_latest(struct ordsched_delay *d)
 static void delay_arm_timer(struct ordsched_delay *d, ktime_t first,
 			    ktime_t latest)
 {
+	ktime_t soonest;
+
 	lockdep_assert_held(&d->lock);
+	/*
+	 * An irq task's function queueing a task due now, from the round
+	 * that runs it: no sooner than the round's own arming would (see
+	 * the top of the file), or a task that queues itself again at once
+	 * would have hrtimer_interrupt() run the callback again at once.
+	 * Only that round's CPU can hold d->lock there and then: the
+	 * callback runs with interrupts off.
+	 */
+	if (unlikely(d->irq_cpu == raw_smp_processor_id())) {
+		soonest = ktime_get();
+		soonest += max_t(s64, soonest - d->irq_start, DELAY_IRQ_GAP);
+		first = max(first, soonest);
+		latest = max(latest, soonest);
+	}
 	if (latest >= d->armed)
 		return;
 	d->armed = latest;
@@ -1332,6 +1354,19 @@ static void delay_count_late(struct ordsched_delay *d, s64 late)
 }
 
 /*
+ * @task is idle: the last the scheduler does with it. Idle, it may be
+ * queued to another scheduler, under that one's locks, which do not
+ * exclude ours: everything read from the task or done to it on its way
+ * out (color, deadline, seq, debug objects) comes first.
+ */
+static __always_inline void delay_task_idle(struct ordsched_delay_task *task)
+{
+	debug_object_deactivate(task, &delay_task_debug_descr);
+	/* Pairs with the acquire in ordsched_delay_queue_range(). */
+	smp_store_release(&task->state, DELAY_IDLE);
+}
+
+/*
  * Run the due irq tasks, DELAY_IRQ_RUN at most, in the order they were
  * handed over, from the hrtimer callback that fired at @start: hard
  * interrupt, interrupts off, d->lock held and dropped around each
@@ -1352,18 +1387,19 @@ static void delay_irq_run(struct ordsched_delay *d, ktime_t start)
 	u8 color;
 
 	lockdep_assert_held(&d->lock);
+	d->irq_cpu = smp_processor_id();
+	d->irq_start = start;
 	for (n = 0; n < DELAY_IRQ_RUN; n++) {
 		task = list_first_entry_or_null(&d->irq_due,
 						struct ordsched_delay_task,
 						entry);
 		if (!task)
-			return;
+			break;
 		list_del(&task->entry);
 		fn = task->fn;
 		color = task->color;
-		task->state = DELAY_IDLE;
-		debug_object_deactivate(task, &delay_task_debug_descr);
 		delay_count_late(d, ktime_sub(ktime_get(), task->deadline));
+		delay_task_idle(task);
 		list_add(&busy.node, &d->running);
 		raw_spin_unlock(&d->lock);
 
@@ -1377,6 +1413,7 @@ static void delay_irq_run(struct ordsched_delay *d, ktime_t start)
 		d->stats.ran_irq++;
 		delay_retire(d, color, 1, DELAY_CENTRAL);
 	}
+	d->irq_cpu = -1;
 	if (list_empty(&d->irq_due))
 		return;
 	d->stats.irq_deferred++;
@@ -1569,15 +1606,16 @@ static __always_inline void
 delay_cancelled(struct ordsched_delay *d, struct ordsched_delay_task *task,
 		bool handed, u16 base)
 {
+	u8 color = task->color;
+
 	lockdep_assert_held(delay_lock_of(d, base));
-	task->state = DELAY_IDLE;
-	debug_object_deactivate(task, &delay_task_debug_descr);
 	delay_counts(d, base)->cancels++;
 	/* Only d->lock guards a handed task, and @stats. */
 	if (handed)
 		d->stats.cancels_handed++;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, handed);
-	delay_retire(d, task->color, 1, base);
+	delay_task_idle(task);
+	delay_retire(d, color, 1, base);
 }
 
 /*
@@ -1643,8 +1681,6 @@ static void delay_run(struct ordsched_delay_task *task)
 		cancel = d->stop_cancels;
 	}
 	color = task->color;
-	task->state = DELAY_IDLE;
-	debug_object_deactivate(task, &delay_task_debug_descr);
 	if (cancel) {
 		d->counts.cancels++;
 		d->stats.cancels_handed++;
@@ -1653,6 +1689,7 @@ static void delay_run(struct ordsched_delay_task *task)
 	} else {
 		delay_count_late(d, ktime_sub(ktime_get(), task->deadline));
 	}
+	delay_task_idle(task);
 	list_add(&busy.node, &d->running);
 	delay_unlock(d, base, U64_MAX, flags);
 
@@ -1800,7 +1837,11 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
 	/* A stop waits for every queueing that did not see @stopped. */
 	if (unlikely(READ_ONCE(d->stopped) || task->cancelling))
 		goto unlock;
-	if (task->state == DELAY_IDLE) {
+	/*
+	 * Acquire: an idle task may have left another scheduler, whose
+	 * locks we do not hold; see delay_task_idle().
+	 */
+	if (smp_load_acquire(&task->state) == DELAY_IDLE) {
 		debug_object_activate(task, &delay_task_debug_descr);
 		if (task->delay != d) {
 			/* Under d->lock: the task joins d there. */
@@ -2057,12 +2098,11 @@ static void delay_stop_one(struct ordsched_delay *d,
 			   unsigned int *per_color)
 {
 	delay_unlink(d, task, base);
-	task->state = DELAY_IDLE;
-	debug_object_deactivate(task, &delay_task_debug_descr);
 	delay_counts(d, base)->cancels++;
 	trace_ordsched_delay_cancel(d->inst.id, task->seq, false);
 	/* Read now: the callback may free the task. */
 	per_color[task->color]++;
+	delay_task_idle(task);
 }
 
 /*
@@ -2330,6 +2370,7 @@ ordsched_delay_create(const struct ordsched_delay_params *params)
 	d->armed = KTIME_MAX;
 	d->slack = params->slack_ns;
 	INIT_LIST_HEAD(&d->irq_due);
+	d->irq_cpu = -1;
 	INIT_WORK(&d->dispatch, delay_dispatch);
 	INIT_WORK(&d->wake, delay_wake);
 	init_waitqueue_head(&d->idle);

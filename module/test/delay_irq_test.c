@@ -55,6 +55,12 @@ struct it {
 	atomic_t requeue;
 	u64 requeue_ns;
 	atomic_t requeue_err;
+	/*
+	 * One requeueing task: when its function last ran, and the least
+	 * time from one run to the next.
+	 */
+	u64 prev_ns;
+	u64 min_gap_ns;
 };
 
 static void it_fn(struct ordsched_delay_task *task)
@@ -73,6 +79,9 @@ static void it_fn(struct ordsched_delay_task *task)
 	itt->order = atomic64_inc_return(&it->order);
 	atomic_inc(&itt->ran);
 	if (atomic_add_unless(&it->requeue, -1, 0)) {
+		if (it->prev_ns)
+			it->min_gap_ns = min(it->min_gap_ns, now - it->prev_ns);
+		it->prev_ns = now;
 		WRITE_ONCE(itt->deadline, now + it->requeue_ns);
 		if (!ordsched_delay_queue_at(it->d, task, now + it->requeue_ns))
 			atomic_inc(&it->requeue_err);
@@ -323,6 +332,7 @@ static void irq_self_requeue_one(struct ktest *t, u64 delay_ns)
 		return;
 	atomic_set(&it.requeue, 99);
 	it.requeue_ns = delay_ns;
+	it.min_gap_ns = U64_MAX;
 	KT_EXPECT(t, it_queue_at(&it, 0, ktime_get_ns() + delay_ns));
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	/* Queued again by the function: after the flush's time, maybe. */
@@ -332,6 +342,15 @@ static void irq_self_requeue_one(struct ktest *t, u64 delay_ns)
 		usleep_range(500, 1000);
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	KT_EXPECT_EQ(t, atomic_read(&it.requeue_err), 0);
+	/*
+	 * h: "a task it queues on the same scheduler due at once runs no
+	 * sooner than ... 5 microseconds at least". It once armed the timer
+	 * for now, from the round that ran the function, and
+	 * hrtimer_interrupt() ran the callback again at once.
+	 */
+	KT_EXPECT(t, it.min_gap_ns >= max_t(u64, delay_ns, 5 * NSEC_PER_USEC));
+	ktest_diag(t, "delay %llu ns: runs %llu ns apart at least", delay_ns,
+		   it.min_gap_ns);
 	it_check(t, &it, 100);
 	it_free(&it);
 }
@@ -340,6 +359,8 @@ static void irq_self_requeue(struct ktest *t)
 {
 	irq_self_requeue_one(t, 50 * NSEC_PER_USEC);
 	irq_self_requeue_one(t, 200 * NSEC_PER_USEC);
+	/* A poll: again at once, each time. */
+	irq_self_requeue_one(t, 0);
 }
 
 /* ---- races ------------------------------------------------------------- */
