@@ -98,7 +98,7 @@ prepare() {
 		return 0
 	fi
 	result "not ok" "$k: build # modules for $(kernel_var "$k" KVER)"
-	sed 's/^/#   /' "$work/$k.build.log" | tail -n 40
+	awk '{ print "#   " $0 }' "$work/$k.build.log" | tail -n 40
 	return 1
 }
 
