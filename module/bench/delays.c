@@ -102,6 +102,13 @@ struct db_run {
 	u32 early;
 	u64 delay_ns;
 	u64 deadline;
+	/*
+	 * When the run began: delayed_work counts its relative delays from
+	 * it, as a caller that knows its delay does, reading no clock per
+	 * submission (nor do the others: absolute hrtimers, ordsched's
+	 * jiffies).
+	 */
+	u64 epoch;
 	int error;
 	struct completion all_done;
 };
@@ -297,10 +304,14 @@ static const struct db_contender db_hrwq = {
 
 /* --- dwork ------------------------------------------------------------ */
 
-/* The fewest jiffies from now that are never shorter than @ns. */
+/*
+ * The jiffies of a delay of @ns, rounded up, as usecs_to_jiffies() does:
+ * never early, as the timer wheel fires a timer in the tick after its
+ * expiry (calc_index() rounds up by one unit of the level).
+ */
 static unsigned long db_jiffies(u64 ns)
 {
-	return DIV_ROUND_UP_ULL(ns, TICK_NSEC) + 1;
+	return DIV_ROUND_UP_ULL(ns, TICK_NSEC);
 }
 
 static void db_dwork_fn(struct work_struct *work)
@@ -322,10 +333,8 @@ static void db_dwork_init(struct db_run *run, struct db_task *t)
 
 static int db_dwork_submit(struct db_run *run, struct db_task *t, u64 when)
 {
-	u64 now = ktime_get_ns();
-
 	queue_delayed_work(system_wq, &t->dw,
-			   db_jiffies(when > now ? when - now : 0));
+			   db_jiffies(when > run->epoch ? when - run->epoch : 0));
 	return 0;
 }
 
@@ -467,6 +476,7 @@ static int db_cost(struct db_run *run, u32 pending, u32 ops,
 	u32 rnd = 2463534242U;
 	int ret, ret2;
 
+	run->epoch = base - DB_HORIZON_NS;
 	ret = db_tasks_alloc(run, pending + 1);
 	if (ret)
 		return ret;
@@ -520,6 +530,7 @@ static int db_cpus(struct db_run *run, u32 pending, u32 ops,
 	u64 t0, wall_ns = 0;
 	int ret, ret2;
 
+	run->epoch = cp.base - DB_HORIZON_NS;
 	ret = db_tasks_alloc(run, pending + cpus);
 	if (ret)
 		return ret;
@@ -562,7 +573,8 @@ static int db_late(struct db_run *run, u64 delay_ns, u32 count,
 	run->c->init(run, t);
 	run->count = count;
 	run->delay_ns = delay_ns;
-	run->deadline = ktime_get_ns() + delay_ns;
+	run->epoch = ktime_get_ns();
+	run->deadline = run->epoch + delay_ns;
 	ret = run->c->submit(run, t, run->deadline);
 	if (ret)
 		goto out;
