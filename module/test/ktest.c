@@ -66,7 +66,7 @@ static bool ktest_selected(const struct ktest_case *c, const char *full,
 int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 		  const char *filter, bool warns)
 {
-	unsigned int s, i, planned = 0, others = 0, nr = 0, failed = 0;
+	unsigned int s, i, k, planned = 0, others = 0, nr = 0, failed = 0;
 	unsigned int odebug_min = 0, odebug_max = 0;
 	char full[96];
 
@@ -97,6 +97,10 @@ int ktest_run_all(const struct ktest_suite *suites, unsigned int n,
 			if (!t.skipped) {
 				odebug_min += c->odebug_min;
 				odebug_max += c->odebug_max;
+				for (k = 0; k < ARRAY_SIZE(c->splats) &&
+				     c->splats[k]; k++)
+					pr_info("# expect-splat %s %s\n", full,
+						c->splats[k]);
 			}
 			if (t.failed) {
 				failed++;

@@ -32,6 +32,17 @@ struct ktest_case {
 	 * expected cannot hide behind the expected ones.
 	 */
 	unsigned int odebug_min, odebug_max;
+	/*
+	 * Such a case's own reports: extended regular expressions, each
+	 * of which a line of the boot's splats (as selftests/qemu/lib.sh
+	 * collects them) must match once the case ran. A WARN_ONCE() that
+	 * an earlier case fired counts: the boot is what is judged. Cases
+	 * whose reports are debug objects' leave these out (their count
+	 * is checked, see above). The expression goes to the kernel log
+	 * too: written so that it is no splat itself ("[ ]" for a space
+	 * after a word the host looks for, "WARNING[:]").
+	 */
+	const char *splats[4];
 };
 
 /* @cases ends with an empty entry, KT_END. */
@@ -41,9 +52,12 @@ struct ktest_suite {
 };
 
 #define KT_CASE(fn) { .name = #fn, .run = fn }
-#define KT_CASE_WARNS(fn, lo, hi)					\
+#define KT_CASE_WARNS(fn, lo, hi, ...)					\
 	{ .name = #fn, .run = fn, .warns = true,			\
-	  .odebug_min = lo, .odebug_max = hi }
+	  .odebug_min = lo, .odebug_max = hi, .splats = { __VA_ARGS__ } }
+
+/* The WARNING lines of the module's misuse checks, as KT_CASE_WARNS() takes. */
+#define KT_WARNED_AT(fns)	"WARNING[:] .* at [^ ]* (" fns ")\\+"
 #define KT_END {}
 #define KT_SUITE(sname, array) { .name = sname, .cases = array }
 

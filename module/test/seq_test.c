@@ -849,9 +849,12 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(wrap_2_64),
 	KT_CASE(destroy_drains),
 	KT_CASE(stale_head),
-	KT_CASE_WARNS(queue_twice_warns, 0, 0),
-	KT_CASE_WARNS(queue_far_alias_refused, 0, 0),
-	KT_CASE_WARNS(misuse_keeps_parked_item, 0, 0),
+	KT_CASE_WARNS(queue_twice_warns, 0, 0,
+		      KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")),
+	KT_CASE_WARNS(queue_far_alias_refused, 0, 0,
+		      KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")),
+	KT_CASE_WARNS(misuse_keeps_parked_item, 0, 0,
+		      KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")),
 	KT_END
 };
 

@@ -10,6 +10,9 @@
 #	ok NAME | not ok NAME | skip NAME [# why]
 #	log TEXT		diagnostics, shown by run.sh
 #	time NAME SECONDS	how long a test took (run.sh names the slowest)
+#	expect-splat NAME RE	a splat line of this boot must match the
+#				extended regular expression RE (a case that
+#				warns on purpose: its warning came)
 #	END			the guest finished (a missing END is a crash or hang)
 #
 # The kernel command line chooses what to do: ordsched_mode=check|run|
@@ -172,6 +175,11 @@ forward_tap() { # forward_tap PREFIX FILE
 		"ok "*"# XFAIL"* | "ok "*"# XPASS"*)
 			set -- "$1" $line; say "not ok $1.$4 # ${line#*# }" ;;
 		"ok "*) set -- "$1" $line; say "ok $1.$4" ;;
+		# A case's own report, which the host must find (ktest.h).
+		"# expect-splat "*)
+			line=${line#"# expect-splat "}
+			say "expect-splat $1.${line%% *} ${line#* }"
+			;;
 		"#"*) say "log $1: $line" ;;
 		esac
 	done < "$2"

@@ -196,7 +196,8 @@ $kappend ordsched_mode=$mode $*" \
 # there.
 evaluate() {
 	local out=$work/logs/$1 expected=${2:-} line name prefix why ended=0 status
-	local ran=0 taint=
+	local ran=0 taint= re n=0
+	local -a want=()
 	local -A planned=() seen=() pcount=() count=()
 	local -a order=()
 	: > "$out/verdict"
@@ -230,6 +231,7 @@ evaluate() {
 			;;
 		"log "*) echo "${line#log }" >> "$out/diag" ;;
 		"taint "*) taint=${line#taint } ;;
+		"expect-splat "*) want+=("${line#expect-splat }") ;;
 		END) ended=1 ;;
 		esac
 	done < "$out/results.log"
@@ -253,6 +255,17 @@ evaluate() {
 	fi
 
 	LC_ALL=C grep -anE "$SPLAT_RE" "$out/console.log" > "$out/splats"
+	# Each case that warns on purpose names its own report: one line of
+	# the boot's splats must match it (a warning that stopped coming
+	# would otherwise hide behind another case's).
+	for line in "${want[@]}"; do
+		name=${line%% *} re=${line#* } n=$((n + 1))
+		if LC_ALL=C grep -qaE -- "$re" "$out/splats"; then
+			echo "ok $name.splat$n" >> "$out/verdict"
+		else
+			echo "not ok $name.splat$n # no splat line matches: $re" >> "$out/verdict"
+		fi
+	done
 	# Expect the warnings only if a case that warns on purpose ran (a
 	# filter may leave none, or only cases this kernel skips).
 	if [ -n "$expected" ] && [ "$ran" -gt 0 ]; then
