@@ -58,6 +58,9 @@ struct ktest_suite {
 
 /* The WARNING lines of the module's misuse checks, as KT_CASE_WARNS() takes. */
 #define KT_WARNED_AT(fns)	"WARNING[:] .* at [^ ]* (" fns ")\\+"
+/* The sequencer's misuse check (seq.c: a hand-in twice or never taken). */
+#define KT_WARNED_SEQ_MISUSE						\
+	KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")
 #define KT_END {}
 #define KT_SUITE(sname, array) { .name = sname, .cases = array }
 

@@ -850,11 +850,11 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(destroy_drains),
 	KT_CASE(stale_head),
 	KT_CASE_WARNS(queue_twice_warns, 0, 0,
-		      KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")),
+		      KT_WARNED_SEQ_MISUSE),
 	KT_CASE_WARNS(queue_far_alias_refused, 0, 0,
-		      KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")),
+		      KT_WARNED_SEQ_MISUSE),
 	KT_CASE_WARNS(misuse_keeps_parked_item, 0, 0,
-		      KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")),
+		      KT_WARNED_SEQ_MISUSE),
 	KT_END
 };
 
