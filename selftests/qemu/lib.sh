@@ -301,9 +301,9 @@ evaluate() {
 # taint_verdict "NOW BOOT" EXPECTED_RE ENDED: the guest.taint result. The
 # taint flags the kernel gained while /init ran, other than O and E (an
 # out-of-tree, unsigned module: ours), N (a test module: the in-kernel
-# tests') and, in a boot that warns on purpose, W, fail the boot: a backstop for a splat that the console lost
-# or that SPLAT_RE does not know. Nothing when the guest did not finish
-# (guest.finished says so).
+# tests') and, in a boot that warns on purpose, W, fail the boot: a
+# backstop for a splat that the console lost or that SPLAT_RE does not
+# know. Nothing when the guest did not finish (guest.finished says so).
 taint_verdict() {
 	local now=${1% *} boot=${1#* } allowed letters=PFSRMBUDAWCIOELKXTN i gained
 	local flags=
