@@ -17,7 +17,8 @@
 # part: it is an error, not a number.
 #
 # Kernel command line: ordsched_reps=N repetitions (default 5),
-# ordsched_filter=PREFIX runs only the parts whose names start with it;
+# ordsched_filter=PREFIX[,PREFIX...] runs only the parts whose names start
+# with one of them;
 # some parts take more (see each part). run.sh passes ORDSCHED_BENCH_ARGS.
 
 B=/sys/kernel/debug/ordsched_bench
@@ -55,12 +56,36 @@ order() {
 	echo $out
 }
 
-# run PART LABEL REP ARGS...: one run; its result goes to the host.
+# counts: the system-wide context switches and cross-CPU interrupts
+# (rescheduling and function-call IPIs: x86's RES and CAL, arm64's IPI0
+# and IPI1) so far. Counts, unlike times, do not depend on how fast the
+# host runs the guest; -1 where the kernel has no such line.
+counts() {
+	awk '$1 == "ctxt" { print $2 }' /proc/stat
+	awk 'BEGIN { n = -1 }
+	     $1 == "RES:" || $1 == "CAL:" || $1 == "IPI0:" || $1 == "IPI1:" {
+		if (n < 0)
+			n = 0
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++)
+			n += $i
+	     }
+	     END { print n }' /proc/interrupts
+}
+
+# run PART LABEL REP ARGS...: one run; its result goes to the host, with
+# the context switches (csw=) and IPIs (ipis=) of the whole run, set-up
+# included: the shell only waits in its write meanwhile.
 run() {
 	part=$1 label=$2 rep=$3
 	shift 3
+	set -- $(counts) "$@"
+	csw=$1 ipis=$2
+	shift 2
 	if echo "$part $*" > $B/run; then
-		say "bench $(cat $B/run) rep=$rep as=$label"
+		set -- $(counts)
+		[ "$ipis" -ge 0 ] && ipis=$(($2 - ipis))
+		say "bench $(cat $B/run) rep=$rep as=$label" \
+			"csw=$(($1 - csw)) ipis=$ipis"
 	else
 		say "log bench: $part $* failed: $(cat $B/run)"
 		failed=1
@@ -213,8 +238,18 @@ part_commit() {
 	done
 }
 
+# wanted NAME: true unless ordsched_filter, a comma-separated list of
+# prefixes, has none that NAME starts with.
+wanted() {
+	[ -z "${ordsched_filter:-}" ] && return 0
+	for f in $(echo "$ordsched_filter" | tr , ' '); do
+		case $1 in "$f"*) return 0 ;; esac
+	done
+	return 1
+}
+
 part() { # part NAME: run part_NAME unless filtered out
-	case $1 in "${ordsched_filter:-}"*) ;; *) return 0 ;; esac
+	wanted "$1" || return 0
 	say "plan bench.$1"
 	failed=0
 	start=$(date +%s)

@@ -14,8 +14,11 @@
 #    LIB_INSNS_MAX. The hot path's budget (README.md, "What is left at
 #    T = 2 is instructions"), counted the same way on every host; the
 #    futex ring's is printed beside it;
+#  - bench.sh counts context switches and IPIs around each in-kernel run,
+#    and bench_report.py gives them per item;
 #  - bench_boots.py puts two boots' goals side by side and counts a goal
-#    met in one boot and missed in the other as met in 1 of 2;
+#    met in one boot and missed in the other as met in 1 of 2, and
+#    reports the ratios of a run that has no goals;
 #  - the A/A control: "ring-again" is the futex ring under another name
 #    (it runs, in order); bench_report.py reports its ratio to "ring" as
 #    it reports ordsched's (median of medians, worst repetition), and
@@ -109,6 +112,22 @@ boots_count() {
 		grep -qE '^  g: b >= 1.0x +1.10 +1.30 +1.20 2/2$' "$tmp/boots"
 }
 
+# boots_ratios: boots with ratios and no goal (a delays-only run) are
+# reported, not refused: per ratio the value in each boot and the median,
+# met counted where it is an issue's target; a boot with nothing fails.
+boots_ratios() {
+	local r='{"goal": "d: x", "value": %s, "target": 1.0, "met": %s}, {"goal": "d: y <= 2x", "value": %s, "target": 2.0, "met": %s, "issue": true}'
+
+	printf "{\"delays_ratios\": [$r]}\n" 0.8 false 1.2 true > "$tmp/r1.json"
+	printf "{\"delays_ratios\": [$r]}\n" 1.2 true 2.5 false > "$tmp/r2.json"
+	echo '{}' > "$tmp/r3.json"
+	python3 "$here/bench_boots.py" "$tmp/r1.json" "$tmp/r2.json" > "$tmp/rboots" || return 1
+	cat "$tmp/rboots"
+	grep -qE '^  d: x +0.80 +1.20 +1.00 -$' "$tmp/rboots" &&
+		grep -qE '^  d: y <= 2x +1.20 +2.50 +1.85 1/2$' "$tmp/rboots" &&
+		! python3 "$here/bench_boots.py" "$tmp/r1.json" "$tmp/r3.json"
+}
+
 # control_runs NAME: a control contender runs and commits in order.
 control_runs() {
 	local out
@@ -166,14 +185,56 @@ aa_boots() {
 		grep -qE '^  c: A/A +1.00  1.00-1.00 +40$' "$tmp/cboots"
 }
 
+# counts_proc: bench.sh's counts(), run on this host's /proc: the
+# context switches so far, then the IPIs (-1 only without RES/CAL lines),
+# and more of both after a few hundred context switches of our own.
+counts_proc() {
+	local a b i
+
+	eval "$(sed -n '/^counts() {$/,/^}$/p' "$here/bench.sh")"
+	a=$(counts | tr '\n' ' ')
+	for i in $(seq 200); do sleep 0.001; done
+	b=$(counts | tr '\n' ' ')
+	echo "before: $a, after: $b"
+	set -- $a $b
+	[ $# = 4 ] && [ "$1" -gt 0 ] && [ "$3" -ge $(($1 + 200)) ] &&
+		{ ! grep -q '^ *RES:' /proc/interrupts || [ "$2" -ge 0 ]; } &&
+		[ "$4" -ge "$2" ]
+}
+
+# counts_report: the counts a run line carries, per item in the tables:
+# seq's csw 500 and 700 over 1,000 items (median 0.60) without IPIs
+# (ipis=-1: "-"); padata's line has no counts at all; a late run's 400
+# and 50 over its 200 runs of the function.
+counts_report() {
+	local o='bench ordered work_ns=0 producers=2 items=1000 window=128 loops=0 loops_per_ms=1 ns=1000000 busy_ns=100 lat_p50_ns=1 lat_p99_ns=2 depth=3'
+
+	{
+		echo "bench meta cpus=2"
+		echo "$o contender=seq rep=1 as=seq csw=500 ipis=-1"
+		echo "$o contender=seq rep=2 as=seq csw=700 ipis=-1"
+		echo "$o contender=padata rep=1 as=padata"
+		echo "bench delays mode=late contender=delay delay_ns=50000 count=200 early=0 late_p50_ns=1 late_p99_ns=2 late_max_ns=3 dispatched=200 direct=100 rep=1 as=delay csw=400 ipis=50"
+	} > "$tmp/cnt.log"
+	python3 "$here/bench_report.py" "$tmp/cnt.log" "$tmp/cnt" > "$tmp/cnt.txt" ||
+		return 1
+	cat "$tmp/cnt.txt"
+	grep -qE '^ +0 seq .* 0\.60 +-$' "$tmp/cnt.txt" &&
+		grep -qE '^ +0 padata .* - +-$' "$tmp/cnt.txt" &&
+		grep -qE '^ +50 delay .* 2\.00 +0\.25$' "$tmp/cnt.txt"
+}
+
 check bench.private_order_w0 private_run 0
 check bench.private_order_w1us private_run 1000
 check bench.private_refuses_one_cpu private_refuses_one_cpu
 check bench.lib_instructions lib_instructions && sed 's/^/#   /' "$tmp/out"
 check bench.boots_count boots_count
+check bench.boots_ratios boots_ratios
 check bench.ring_again control_runs ring-again
 check bench.ring_owned control_runs ring-owned
 check bench.ring_local control_runs ring-local
 check bench.aa_report aa_report
 check bench.aa_boots aa_boots
+check bench.counts_proc counts_proc
+check bench.counts_report counts_report
 exit $bad

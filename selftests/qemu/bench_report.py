@@ -43,11 +43,34 @@ def parse(path):
 
 def stat(values):
     """median, min, max and half the range relative to the median."""
+    values = [v for v in values if v == v]
+    if not values:
+        nan = float("nan")
+        return {"median": nan, "min": nan, "max": nan, "spread_pct": nan,
+                "n": 0}
     med = statistics.median(values)
     lo, hi = min(values), max(values)
     spread = (hi - lo) / 2 / med * 100 if med else 0.0
     return {"median": med, "min": lo, "max": hi, "spread_pct": spread,
             "n": len(values)}
+
+
+def counted(r, n):
+    """
+    The run's context switches and IPIs (bench.sh's csw= and ipis=, the
+    whole system over the whole run, set-up included) per item: counts,
+    which unlike times do not depend on how fast the host runs the guest.
+    NaN where the run was not counted (older logs, or no IPI line).
+    """
+    out = {}
+    for key, name in (("csw", "csw_per_item"), ("ipis", "ipis_per_item")):
+        v = int(r.get(key, -1))
+        out[name] = v / n if v >= 0 and n else float("nan")
+    return out
+
+
+def fmt_count(x):
+    return "-" if x != x else "%.2f" % x
 
 
 def ordered_summary(runs):
@@ -63,6 +86,7 @@ def ordered_summary(runs):
             "lat_p50_us": int(r["lat_p50_ns"]) / 1e3,
             "lat_p99_us": int(r["lat_p99_ns"]) / 1e3,
             "depth": int(r["depth"]),
+            **counted(r, items),
         }
         key = (int(r["work_ns"]), r["as"])
         groups.setdefault(key, []).append(row)
@@ -90,23 +114,26 @@ def ordered_table(summary, meta):
            % (meta.get("kernel", "?"), meta.get("cpus", "?"),
               meta.get("clocksource", "?"), meta.get("reps", "?")),
            "median (half-range %); W = base work per item, 1 in 16 items 10x",
-           "%6s %-14s %16s %8s %7s %14s %10s %10s %6s"
+           "%6s %-14s %16s %8s %7s %14s %10s %10s %6s %7s %7s"
            % ("W us", "contender", "items/s", "x padata", "x lock",
-              "CPU us/item", "p50 us", "p99 us", "depth")]
+              "CPU us/item", "p50 us", "p99 us", "depth", "csw/it",
+              "IPI/it")]
     for w in works:
         for c in names:
             s = summary.get((w, c))
             if not s:
                 continue
             t = s["items_per_s"]
-            out.append("%6g %-14s %9.0f (%3.0f%%) %8s %7s %8.1f (%2.0f%%) %10.1f %10.1f %6d"
+            out.append("%6g %-14s %9.0f (%3.0f%%) %8s %7s %8.1f (%2.0f%%) %10.1f %10.1f %6d %7s %7s"
                        % (w / 1e3, c, t["median"], t["spread_pct"],
                           fmt_ratio(ratio(summary, w, c, "padata")),
                           fmt_ratio(ratio(summary, w, c, "lock")),
                           s["cpu_us_per_item"]["median"],
                           s["cpu_us_per_item"]["spread_pct"],
                           s["lat_p50_us"]["median"], s["lat_p99_us"]["median"],
-                          s["depth"]["max"]))
+                          s["depth"]["max"],
+                          fmt_count(s["csw_per_item"]["median"]),
+                          fmt_count(s["ipis_per_item"]["median"])))
         out.append("")
     return out
 
@@ -162,6 +189,7 @@ def streams_summary(runs):
             "items_per_s": items / (int(r["ns"]) / 1e9),
             "cpu_us_per_item": int(r["busy_ns"]) / items / 1e3,
             "kworkers_added": int(r["kworkers_after"]) - int(r["kworkers_before"]),
+            **counted(r, items),
         })
     return {c: {m: stat([row[m] for row in rows]) for m in rows[0]}
             for c, rows in groups.items()}
@@ -170,14 +198,14 @@ def streams_summary(runs):
 def streams_table(summary, runs):
     n = next((r["streams"] for r in runs if r["part"] == "streams"), "?")
     out = ["Streams: %s streams, median (half-range %%)" % n,
-           "%-8s %16s %16s %16s %16s %12s %9s"
+           "%-8s %16s %16s %16s %16s %12s %9s %7s %7s"
            % ("", "create us/strm", "destroy us/strm", "bytes/stream",
-              "items/s", "CPU us/item", "kworkers+")]
+              "items/s", "CPU us/item", "kworkers+", "csw/it", "IPI/it")]
     for c in ("stream", "owq"):
         s = summary.get(c)
         if not s:
             continue
-        out.append("%-8s %16s %16s %16s %16s %12.2f %9d" % (
+        out.append("%-8s %16s %16s %16s %16s %12.2f %9d %7s %7s" % (
             c,
             "%.2f (%.0f%%)" % (s["create_us_per_stream"]["median"],
                                s["create_us_per_stream"]["spread_pct"]),
@@ -187,7 +215,9 @@ def streams_table(summary, runs):
                                s["mem_bytes_per_stream"]["spread_pct"]),
             "%.0f (%.0f%%)" % (s["items_per_s"]["median"],
                                s["items_per_s"]["spread_pct"]),
-            s["cpu_us_per_item"]["median"], s["kworkers_added"]["max"]))
+            s["cpu_us_per_item"]["median"], s["kworkers_added"]["max"],
+            fmt_count(s["csw_per_item"]["median"]),
+            fmt_count(s["ipis_per_item"]["median"])))
     out.append("")
     return out
 
@@ -219,6 +249,7 @@ def keys_summary(runs):
             "cpu_us_per_item": int(r["busy_ns"]) / items / 1e3,
             "rollup_p50_us": int(r["rollup_p50_ns"]) / 1e3,
             "rollup_p99_us": int(r["rollup_p99_ns"]) / 1e3,
+            **counted(r, items),
         })
     return {c: {m: stat([row[m] for row in rows]) for m in rows[0]}
             for c, rows in groups.items()}
@@ -232,19 +263,22 @@ def keys_table(summary, runs):
                                 r0.get("work_ns", "?"),
                                 next((r["stripes"] for r in runs
                                       if r.get("as") == "stripe"), "?")),
-           "%-8s %16s %12s %16s %16s" % ("", "items/s", "CPU us/item",
-                                        "rollup p50 us", "rollup p99 us")]
+           "%-8s %16s %12s %16s %16s %7s %7s"
+           % ("", "items/s", "CPU us/item", "rollup p50 us", "rollup p99 us",
+              "csw/it", "IPI/it")]
     for c in ("keyed", "stripe"):
         s = summary.get(c)
         if not s:
             continue
-        out.append("%-8s %16s %12.2f %16s %16.1f" % (
+        out.append("%-8s %16s %12.2f %16s %16.1f %7s %7s" % (
             c, "%.0f (%.0f%%)" % (s["items_per_s"]["median"],
                                   s["items_per_s"]["spread_pct"]),
             s["cpu_us_per_item"]["median"],
             "%.1f (%.0f%%)" % (s["rollup_p50_us"]["median"],
                                s["rollup_p50_us"]["spread_pct"]),
-            s["rollup_p99_us"]["median"]))
+            s["rollup_p99_us"]["median"],
+            fmt_count(s["csw_per_item"]["median"]),
+            fmt_count(s["ipis_per_item"]["median"])))
     if "keyed" in summary and "stripe" in summary:
         k, st = summary["keyed"], summary["stripe"]
         out.append("keyed / stripe throughput %.2f, stripe / keyed rollup "
@@ -268,12 +302,13 @@ def delays_summary(runs):
             row = {"pair_ns": int(r["pair_ns"]) / ops,
                    "fill_ns_per_task": int(r["fill_ns"]) / max(n, 1),
                    "drain_ns_per_task": int(r["drain_ns"]) / max(n, 1),
-                   "task_bytes": int(r["task_bytes"])}
+                   "task_bytes": int(r["task_bytes"]), **counted(r, ops)}
         elif r["mode"] == "cpus":
             n, ops, wall = int(r["pending"]), int(r["ops"]), int(r["wall_ns"])
             key = ("cpus", n, r["as"])
             row = {"items_per_s_per_cpu": ops * 1e9 / wall if wall else 0.0,
-                   "cpus": int(r["cpus"])}
+                   "cpus": int(r["cpus"]),
+                   **counted(r, ops * int(r["cpus"]))}
         else:
             key = ("late", int(r["delay_ns"]), r["as"])
             row = {"late_p50_us": int(r["late_p50_ns"]) / 1e3,
@@ -281,7 +316,8 @@ def delays_summary(runs):
                    "late_max_us": int(r["late_max_ns"]) / 1e3,
                    "early": int(r["early"]),
                    "direct_pct": 100.0 * int(r.get("direct", 0)) /
-                   max(int(r.get("dispatched", 0)), 1)}
+                   max(int(r.get("dispatched", 0)), 1),
+                   **counted(r, int(r["count"]))}
         groups.setdefault(key, []).append(row)
     return {k: {m: stat([row[m] for row in rows]) for m in rows[0]}
             for k, rows in groups.items()}
@@ -297,15 +333,17 @@ def delays_ratio(summary, mode, n, a, b, metric):
 def delays_table(summary):
     out = ["Delays, cost: submit + cancel of one task with N pending, "
            "median (half-range %)",
-           "%9s %-8s %16s %10s %10s %13s %13s %6s"
+           "(csw, IPI: the whole run's, the filling and draining of the "
+           "N pending included, per pair)",
+           "%9s %-8s %16s %10s %10s %13s %13s %6s %7s %7s"
            % ("pending", "", "ns/pair", "hrt/this", "dwork/this",
-              "fill ns/task", "drain ns/tsk", "bytes")]
+              "fill ns/task", "drain ns/tsk", "bytes", "csw/op", "IPI/op")]
     for n in sorted({k[1] for k in summary if k[0] == "cost"}):
         for c in ("delay", "hrtimer", "dwork"):
             s = summary.get(("cost", n, c))
             if not s:
                 continue
-            out.append("%9d %-8s %16s %10s %10s %13.0f %13.0f %6d" % (
+            out.append("%9d %-8s %16s %10s %10s %13.0f %13.0f %6d %7s %7s" % (
                 n, c, "%.0f (%.0f%%)" % (s["pair_ns"]["median"],
                                          s["pair_ns"]["spread_pct"]),
                 fmt_ratio(delays_ratio(summary, "cost", n, c, "hrtimer",
@@ -313,44 +351,50 @@ def delays_table(summary):
                 fmt_ratio(delays_ratio(summary, "cost", n, c, "dwork",
                                        "pair_ns")),
                 s["fill_ns_per_task"]["median"],
-                s["drain_ns_per_task"]["median"], s["task_bytes"]["median"]))
+                s["drain_ns_per_task"]["median"], s["task_bytes"]["median"],
+                fmt_count(s["csw_per_item"]["median"]),
+                fmt_count(s["ipis_per_item"]["median"])))
     cpus = sorted({k[1] for k in summary if k[0] == "cpus"})
     if cpus:
         out += ["", "Delays, every CPU submitting: submit + cancel pairs per "
                 "second per CPU, N pending, median (half-range %)",
-                "%9s %-8s %5s %20s %10s %10s" % ("pending", "", "cpus",
-                                               "pairs/s per CPU",
-                                               "this/hrt", "this/dwork")]
+                "%9s %-8s %5s %20s %10s %10s %7s %7s"
+                % ("pending", "", "cpus", "pairs/s per CPU", "this/hrt",
+                   "this/dwork", "csw/op", "IPI/op")]
     for n in cpus:
         for c in ("delay", "hrtimer", "dwork"):
             s = summary.get(("cpus", n, c))
             if not s:
                 continue
             m = s["items_per_s_per_cpu"]
-            out.append("%9d %-8s %5d %20s %10s %10s" % (
+            out.append("%9d %-8s %5d %20s %10s %10s %7s %7s" % (
                 n, c, s["cpus"]["median"],
                 "%.0f (%.0f%%)" % (m["median"], m["spread_pct"]),
                 fmt_ratio(delays_ratio(summary, "cpus", n, "hrtimer", c,
                                        "items_per_s_per_cpu")),
                 fmt_ratio(delays_ratio(summary, "cpus", n, "dwork", c,
-                                       "items_per_s_per_cpu"))))
+                                       "items_per_s_per_cpu")),
+                fmt_count(s["csw_per_item"]["median"]),
+                fmt_count(s["ipis_per_item"]["median"])))
     out += ["", "Delays, lateness (start of the function minus deadline), "
             "median over reps of each run's percentile",
             "(direct: tasks the delay's hrtimer callback handed over "
             "itself, one wake-up instead of two)",
+            "(csw, IPI: the whole system's over the run, per run of the "
+            "task's function)",
             "(hrwq: an hrtimer queueing a work item, the floor of any "
             "task run in process context;",
             " delay-irq: the delay's interrupt tasks, run in its hrtimer "
             "callback)",
-            "%9s %-9s %16s %12s %12s %6s %7s %8s %8s"
+            "%9s %-9s %16s %12s %12s %6s %7s %8s %8s %7s %7s"
             % ("delay us", "", "p50 us", "p99 us", "max us", "early",
-               "direct", "p50/hrt", "p99/hrt")]
+               "direct", "p50/hrt", "p99/hrt", "csw/run", "IPI/run")]
     for d in sorted({k[1] for k in summary if k[0] == "late"}):
         for c in ("delay", "delay-irq", "hrtimer", "dwork", "hrwq"):
             s = summary.get(("late", d, c))
             if not s:
                 continue
-            out.append("%9g %-9s %16s %12.1f %12.1f %6d %7s %8s %8s" % (
+            out.append("%9g %-9s %16s %12.1f %12.1f %6d %7s %8s %8s %7s %7s" % (
                 d / 1e3, c, "%.1f (%.0f%%)" % (s["late_p50_us"]["median"],
                                                s["late_p50_us"]["spread_pct"]),
                 s["late_p99_us"]["median"], s["late_max_us"]["median"],
@@ -360,7 +404,9 @@ def delays_table(summary):
                 fmt_ratio(delays_ratio(summary, "late", d, "hrtimer", c,
                                        "late_p50_us")),
                 fmt_ratio(delays_ratio(summary, "late", d, "hrtimer", c,
-                                       "late_p99_us"))))
+                                       "late_p99_us")),
+                fmt_count(s["csw_per_item"]["median"]),
+                fmt_count(s["ipis_per_item"]["median"])))
     out.append("")
     return out
 
