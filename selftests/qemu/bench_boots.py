@@ -12,13 +12,16 @@ prints, per goal, its value in every boot, the median of those values and
 how many boots met it: a goal met in one boot and missed in the next is
 not met. Then the controls (bench_report.py's A/A ratios, the same
 contender twice: what the noise alone gives; and the futex ring with the
-ownership record against the futex ring: what that write costs). Last, for every goal and control
+ownership record against the futex ring: what that write costs), and the
+ratios that carry no goal of their own (the delays part's, met counted
+only for those that are an issue's targets). Last, for every goal and control
 that lists its repetitions' ratios, those of all boots pooled: their
 median and a 95 % bootstrap interval of that median (resampled with a
 fixed seed, so the same files print the same interval). An interval that
 holds the target means the boots cannot tell whether the goal is met.
 
-Exit status 1 if a file holds no goals, 2 on bad usage.
+Exit status 1 if a file holds no goals, controls or ratios, 2 on bad
+usage.
 """
 import json
 import random
@@ -30,19 +33,23 @@ RESAMPLES = 2000
 
 def load(paths):
     """
-    Each boot's goals by name, in the order of the first boot; and its
-    controls (bench_report.py's A/A ratios), likewise.
+    Each boot's goals by name, in the order of the first boot; its
+    controls (bench_report.py's A/A ratios) and its other ratios (the
+    delays part's), likewise: three (order, boots) pairs, or None if a
+    file has none of them (a run that measured nothing to compare).
     """
-    order, boots, corder, cboots = [], [], [], []
+    groups = {k: ([], []) for k in ("goals", "controls", "delays_ratios")}
     for path in paths:
         with open(path) as f:
             report = json.load(f)
-        if not report.get("goals"):
-            print("bench_boots: no goals in %s" % path, file=sys.stderr)
-            return None, None, None, None
-        index(report["goals"], "goal", order, boots)
-        index(report.get("controls", []), "control", corder, cboots)
-    return order, boots, corder, cboots
+        if not any(report.get(k) for k in groups):
+            print("bench_boots: no goals, controls or ratios in %s" % path,
+                  file=sys.stderr)
+            return None
+        for k, (order, boots) in groups.items():
+            index(report.get(k, []), "control" if k == "controls" else "goal",
+                  order, boots)
+    return groups["goals"], groups["controls"], groups["delays_ratios"]
 
 
 def index(items, key, order, boots):
@@ -90,18 +97,29 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    order, boots, corder, cboots = load(sys.argv[1:])
-    if order is None:
+    groups = load(sys.argv[1:])
+    if groups is None:
         return 1
+    (order, boots), (corder, cboots), (rorder, rboots) = groups
     n = len(boots)
-    print("Goals across %d boots: the value in each boot, their median, and "
-          "in how many boots the goal was met" % n)
     head = " ".join("%6s" % ("boot%d" % (i + 1)) for i in range(n))
-    print("  %-70s %s %6s %s" % ("goal", head, "median", "met"))
+    if order:
+        print("Goals across %d boots: the value in each boot, their median, "
+              "and in how many boots the goal was met" % n)
+        print("  %-70s %s %6s %s" % ("goal", head, "median", "met"))
     for name in order:
         values, med, met, known = row(name, boots)
         print("  %-70s %s %6s %d/%d" % (name, cells(values), fmt(med),
                                         met, known))
+    if rorder:
+        print("Ratios across %d boots, each as its name says (met: counted "
+              "for an issue's targets only)" % n)
+        print("  %-70s %s %6s %s" % ("ratio", head, "median", "met"))
+    for name in rorder:
+        values, med, met, known = row(name, rboots)
+        issue = any(b.get(name, {}).get("issue") for b in rboots)
+        print("  %-70s %s %6s %s" % (name, cells(values), fmt(med),
+                                     "%d/%d" % (met, known) if issue else "-"))
     if corder:
         print("Controls (the futex ring against itself, and with the "
               "ownership record): the value in each boot and their median")
