@@ -28,6 +28,10 @@
  *
  * Cancel unlinks an item that has not started; busy is the drain's to
  * clear.
+ *
+ * Flush queues a barrier item and waits for it to run. Destroy queues
+ * nothing: it waits for busy to clear, and the drain that clears it wakes
+ * it, so no interleaving of the two can keep destroy looking.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,6 +45,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
 #include <ordsched.h>
 
 #include "internal.h"
@@ -174,6 +179,14 @@ static struct ordsched_stream_item *stream_pop(struct ordsched_stream *stream,
 		 * first: pairs with the claim in stream_queue().
 		 */
 		smp_store_release(&item->stream, NULL);
+		/*
+		 * Before the function reads anything: pairs with the
+		 * smp_mb() of a queueing that found the item still queued.
+		 * Either it sees the item free and queues it again, or the
+		 * stores it made before its call are seen by this run, as
+		 * queue_work() promises when it returns false.
+		 */
+		smp_mb();
 	}
 	raw_spin_unlock_irq(&stream->lock);
 	return item;
@@ -198,6 +211,15 @@ static void stream_drain_fn(struct work_struct *work)
 		/* busy stays set: we are still the one drain. */
 		this_cpu_inc(set->stats->requeues);
 		queue_work(set->wq, &stream->drain);
+	} else {
+		/*
+		 * Idle, as far as this drain knows: wake a destroy. Still
+		 * ours to touch, as destroy waits for us to leave. The
+		 * barrier orders the clearing of busy before the wait queue
+		 * check, as wait_var_event() needs.
+		 */
+		smp_mb();
+		wake_up_var(&stream->busy);
 	}
 	trace_ordsched_stream_drain(set->inst.id, stream, n, more);
 }
@@ -225,8 +247,18 @@ static bool stream_queue(struct ordsched_stream *stream,
 	 * The claim: one queueing wins, whatever stream each names. Fully
 	 * ordered: the previous start's unlinking (release) came before.
 	 */
-	if (cmpxchg(&item->stream, NULL, stream))
-		return false;
+	while (cmpxchg(&item->stream, NULL, stream)) {
+		/*
+		 * Queued already, as the claim saw it; a failed cmpxchg
+		 * orders nothing. Look again after a full barrier, which
+		 * pairs with the one after a start's unlinking in
+		 * stream_pop(): still queued, that start comes later and
+		 * sees our stores; started meanwhile, claim again.
+		 */
+		smp_mb();
+		if (READ_ONCE(item->stream))
+			return false;
+	}
 	raw_spin_lock_irqsave(&stream->lock, flags);
 	stream_item_debug_activate(stream, item, track);
 	list_add_tail(&item->node, &stream->items);
@@ -307,46 +339,32 @@ static void stream_barrier_fn(struct ordsched_stream_item *item)
 }
 
 /*
- * Queue a barrier and wait until it has run: every item queued before it
- * has run or was cancelled. Killable for flush; for destroy, which cannot
- * fail, as long as it takes, saying so in the log.
+ * Idle only once a drain has seen the list empty after every queueing so
+ * far.
  */
-static int stream_barrier(struct ordsched_stream *stream, bool killable)
+static bool stream_idle(struct ordsched_stream *stream)
 {
-	struct stream_barrier barrier;
-	unsigned int waited = 0;
-
-	init_completion(&barrier.done);
-	ordsched_stream_item_init(&barrier.item, stream_barrier_fn);
-	ordsched_stream_queue(stream, &barrier.item);
-	if (killable) {
-		if (!wait_for_completion_killable(&barrier.done))
-			return 0;
-		/* Take the barrier back; one that has started ends at once. */
-		if (!ordsched_stream_cancel(stream, &barrier.item))
-			wait_for_completion(&barrier.done);
-		return -EINTR;
-	}
-	/* A timed wait: not a hung task while the log says why. */
-	while (!wait_for_completion_timeout(&barrier.done, HZ)) {
-		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
-			pr_warn("destroying a stream of set %s: an item has not returned after %u s\n",
-				stream->set->inst.name, waited);
-	}
-	return 0;
+	/* Pairs with the release in stream_pop(): the items' work is seen. */
+	return !smp_load_acquire(&stream->busy);
 }
 
 int ordsched_stream_flush(struct ordsched_stream *stream)
 {
+	struct stream_barrier barrier;
+
 	might_sleep();
-	/*
-	 * Idle only once a drain has seen the list empty after every
-	 * queueing so far. The acquire pairs with the release in
-	 * stream_pop(): the items' work is seen.
-	 */
-	if (!smp_load_acquire(&stream->busy))
+	if (stream_idle(stream))
 		return 0;
-	return stream_barrier(stream, true);
+	/* A barrier: once it has run, so has every item queued before. */
+	init_completion(&barrier.done);
+	ordsched_stream_item_init(&barrier.item, stream_barrier_fn);
+	ordsched_stream_queue(stream, &barrier.item);
+	if (!wait_for_completion_killable(&barrier.done))
+		return 0;
+	/* Take the barrier back; one that has started ends at once. */
+	if (!ordsched_stream_cancel(stream, &barrier.item))
+		wait_for_completion(&barrier.done);
+	return -EINTR;
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_flush);
 
@@ -364,10 +382,22 @@ EXPORT_SYMBOL_GPL(ordsched_stream_init);
 
 void ordsched_stream_destroy(struct ordsched_stream *stream)
 {
+	unsigned int waited = 0;
+
 	might_sleep();
-	/* The acquire pairs with the release in stream_pop(). */
-	while (smp_load_acquire(&stream->busy))
-		stream_barrier(stream, false);
+	/*
+	 * Wait for idle, queueing nothing: a barrier per look would keep a
+	 * destroy that preempts the drain's worker (a higher priority on
+	 * its CPU) looking forever, each barrier waking it before the
+	 * drain could see the list empty. A timed wait: not a hung task
+	 * while the log says why.
+	 */
+	while (!wait_var_event_timeout(&stream->busy, stream_idle(stream),
+				       HZ)) {
+		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
+			pr_warn("destroying a stream of set %s: an item has not returned after %u s\n",
+				stream->set->inst.name, waited);
+	}
 	/*
 	 * Idle: the last drain may still be on its way out of
 	 * stream_drain_fn(); wait until it has left.

@@ -3,7 +3,8 @@
  * Tests of the serial streams: 10,000 streams fed by concurrent producers,
  * the race between a drain's last item and a new queueing, producers in
  * hard interrupt context, cancel under concurrency, the drain budget,
- * flush and destroy with items pending.
+ * flush and destroy with items pending, destroy by a thread that preempts
+ * the drain.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -659,6 +660,64 @@ out:
 	plug_fini(&plug);
 }
 
+struct prio_destroy {
+	struct ordsched_stream stream;
+	struct ordsched_stream_item item;
+	bool ran;
+};
+
+static void prio_fn(struct ordsched_stream_item *item)
+{
+	msleep(20);
+	WRITE_ONCE(container_of(item, struct prio_destroy, item)->ran, true);
+}
+
+/* Queue, then destroy at once, as a real-time thread on the drain's CPU. */
+static int prio_destroyer(void *data, unsigned int idx)
+{
+	struct prio_destroy *pd = data;
+
+	sched_set_fifo(current);
+	ordsched_stream_queue(&pd->stream, &pd->item);
+	ordsched_stream_destroy(&pd->stream);
+	return 0;
+}
+
+/*
+ * Destroy by a thread that preempts the drain's worker (real-time, bound
+ * to the CPU of a per-CPU workqueue's worker) returns once the item has
+ * run, and queues nothing of its own: a barrier per look kept such a
+ * destroy looking forever on a preemptible kernel, each barrier waking it
+ * before the drain could see the list empty.
+ */
+static void destroy_preempting(struct ktest *t)
+{
+	struct ordsched_stream_stats st;
+	struct ordsched_stream_set *set;
+	struct workqueue_struct *wq;
+	struct prio_destroy *pd;
+
+	wq = alloc_workqueue("ordsched_test_bound", 0, 0);
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	set = wq ? ordsched_stream_set_create(&(struct ordsched_stream_set_params){
+		.name = "prio", .wq = wq }) : NULL;
+	if (!KT_EXPECT(t, pd && !IS_ERR_OR_NULL(set)))
+		goto out;
+	ordsched_stream_init(&pd->stream, set);
+	ordsched_stream_item_init(&pd->item, prio_fn);
+	KT_EXPECT_EQ(t, kt_run_threads(1, prio_destroyer, pd), 0);
+	KT_EXPECT(t, READ_ONCE(pd->ran));
+	ordsched_stream_set_get_stats(set, &st);
+	KT_EXPECT_EQ(t, st.queued, 1);
+	KT_EXPECT_EQ(t, st.ran, 1);
+out:
+	if (!IS_ERR_OR_NULL(set))
+		ordsched_stream_set_destroy(set);
+	if (wq)
+		destroy_workqueue(wq);
+	kfree(pd);
+}
+
 struct requeue_item {
 	struct ordsched_stream_item item;
 	struct ordsched_stream *stream;
@@ -876,6 +935,7 @@ static void queue_twice(struct ktest *t)
 static const struct ktest_case stream_cases[] = {
 	KT_CASE(stream_size),
 	KT_CASE(destroy_runs_pending),
+	KT_CASE(destroy_preempting),
 	KT_CASE(flush_waits),
 	KT_CASE(budget_requeues),
 	KT_CASE(hardirq_producer),

@@ -98,7 +98,7 @@ struct ordsched_stream {
  * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
  *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @wq: the workqueue the drains run on (NULL: ordsched's own unbound
- *	workqueue)
+ *	workqueue); not a BH one (WQ_BH), as items may sleep
  * @budget: most items one drain runs before it requeues itself (0: the
  *	default, 32)
  */
@@ -110,7 +110,8 @@ struct ordsched_stream_set_params {
 
 /**
  * struct ordsched_stream_stats - what the streams of a set have done
- * @queued: items queued, the barriers of flushes and destroys included
+ * @queued: items queued, the barriers of flushes included (destroy
+ *	queues none)
  * @ran: items run, barriers included
  * @cancelled: items removed by ordsched_stream_cancel()
  * @drains: drains scheduled (a stream went from idle to busy)
@@ -124,8 +125,6 @@ struct ordsched_stream_stats {
 	u64 requeues;
 };
 
-struct ordsched_stream_set *
-
 /**
  * ordsched_stream_set_create() - build a stream set
  * @params: the parameters; NULL for all defaults
@@ -133,6 +132,7 @@ struct ordsched_stream_set *
  * Context: process context, may sleep.
  * Return: the set, or ERR_PTR(-ENOMEM).
  */
+struct ordsched_stream_set *
 ordsched_stream_set_create(const struct ordsched_stream_set_params *params);
 
 /**
@@ -183,7 +183,7 @@ void ordsched_stream_init(struct ordsched_stream *stream,
  * them first, and let those cancels return: nobody may queue or cancel
  * from outside the stream's items once destroy is called (a cancel still
  * running may use the stream and its set). Must not be called from an
- * item of @stream.
+ * item of @stream, nor where ordsched_stream_flush() must not be.
  *
  * Context: process context, may sleep.
  */
@@ -210,7 +210,8 @@ void ordsched_stream_item_init(struct ordsched_stream_item *item,
  * The item runs after every item queued on @stream before it, and before
  * every item queued after it, in a worker of the stream's workqueue (see
  * &typedef ordsched_stream_fn). Stores before the call are visible to the
- * item's function.
+ * item's function; also when this returns false as the item was still
+ * queued: the run that follows sees them, as with queue_work().
  *
  * As with queue_work(), an item still queued, on this stream or another,
  * is left where it is: of queueings of one item that race, on one stream
@@ -248,7 +249,10 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
  * call has run (or was cancelled) when this returns. Items queued later
  * are not waited for. An idle stream returns at once. The wait is
  * killable: an item that never returns would otherwise hold the caller
- * forever. Must not be called from an item of @stream.
+ * forever. Must not be called from an item of @stream, nor from an item of
+ * another stream whose drain holds what @stream's drain waits for (the
+ * only worker of an ordered @wq, or the last of its max_active): the
+ * barrier would wait behind the caller.
  *
  * Context: process context, may sleep.
  * Return: 0, or -EINTR if a fatal signal came first.
