@@ -251,7 +251,12 @@ static bool keyed_task_fixup(void *addr, enum debug_obj_state state)
 
 	if (state != ODEBUG_STATE_ACTIVE)
 		return false;
+	/*
+	 * Cancel takes the bucket locks (_bh; sleeping on PREEMPT_RT): not
+	 * from the init or free of any context, only where that may be.
+	 */
 	if (task->kx && !irqs_disabled() && !in_hardirq() &&
+	    (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible()) &&
 	    ordsched_keyed_cancel(task->kx, task))
 		return true;
 	/*
@@ -707,17 +712,33 @@ err_free_kx:
 EXPORT_SYMBOL_GPL(ordsched_keyed_create);
 
 /*
- * Wait until no task is in flight, of either color, however long it takes
- * (tasks may queue tasks): destroy cannot fail, and freeing earlier would
- * let a worker run on freed memory.
+ * No task in flight, of any color, at one instant. The counters are read
+ * one by one: the current color's last, as it is the only one that grows
+ * (new tasks, tasks queued by tasks, take it; older colors only drain,
+ * and stay at zero once there). Read in index order, a task of an older
+ * color could queue its child into the current color after that color was
+ * read as zero, and then finish before its own was read. The color stays:
+ * no flush runs beside destroy.
+ */
+static bool keyed_quiet(struct ordsched_keyed *kx)
+{
+	unsigned long cur = BIT(READ_ONCE(kx->color));
+
+	return keyed_drained(kx, KEYED_ALL_COLORS & ~cur) &&
+	       keyed_drained(kx, cur);
+}
+
+/*
+ * Wait until no task is in flight, however long it takes (tasks may queue
+ * tasks): destroy cannot fail, and freeing earlier would let a worker run
+ * on freed memory.
  */
 static void keyed_quiesce(struct ordsched_keyed *kx)
 {
 	unsigned int waited = 0;
 
 	/* A timed wait: not a hung task while the log says why. */
-	while (!wait_event_timeout(kx->waitq,
-				   keyed_drained(kx, KEYED_ALL_COLORS), HZ)) {
+	while (!wait_event_timeout(kx->waitq, keyed_quiet(kx), HZ)) {
 		if (++waited % ORDSCHED_DESTROY_WARN_SECS == 0)
 			pr_warn("destroying keyed executor %s: tasks unfinished after %u s\n",
 				kx->inst.name, waited);
