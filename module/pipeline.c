@@ -68,9 +68,14 @@ static bool pipeline_cancel(struct ordsched_pipeline *pl,
  *
  * The work item's fixup would cancel the parallel step behind the job's
  * back and leave its ticket waiting forever: the job's must come first.
- * Debug objects visit the objects of freed memory newest first, so the job
- * is tracked anew once INIT_WORK() has tracked the work (the first time).
+ * Debug objects visit freed memory a page at a time, upwards, and within
+ * a page (a hash chain) the newest objects first. So @ticket comes before
+ * @work in the job, for a job across a page boundary, and the job is
+ * tracked anew once INIT_WORK() has tracked the work (the first time), for
+ * one within a page.
  */
+static_assert(offsetof(struct ordsched_job, ticket) <
+	      offsetof(struct ordsched_job, work));
 #define pipeline_debug_obj(job)	(&(job)->ticket)
 
 static const struct debug_obj_descr pipeline_job_debug_descr;

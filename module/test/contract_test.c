@@ -925,15 +925,22 @@ static const struct ordsched_pipeline_ops fq_pl_ops = {
 
 /*
  * A job whose parallel step waits behind a blocked one on an ordered
- * workqueue: cancelled before it goes, its ticket skipped.
+ * workqueue, freed: cancelled before it goes, its ticket skipped.
+ * @straddle: the job lies across a page boundary, 8 bytes before it, so
+ * that the free path visits the page of its first field before the next:
+ * the job's fixup must still come before its work item's, or the work is
+ * cancelled behind the job's back and its ticket waits forever.
  */
-static void pipeline_freed_while_queued_warns(struct ktest *t)
+static void fq_pl_run(struct ktest *t, bool straddle)
 {
 	struct ordsched_pipeline_params p = { .name = "freed",
 					      .ops = &fq_pl_ops };
 	struct ordsched_pipeline *pl = NULL;
-	struct ordsched_seq_stats ss;
+	struct ordsched_seq_stats ss = {};
 	struct ordsched_job *freed;
+	unsigned int i;
+	void *mem;
+	u64 ticket;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
 		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
@@ -941,8 +948,10 @@ static void pipeline_freed_while_queued_warns(struct ktest *t)
 	}
 	p.wq = alloc_ordered_workqueue("ordsched_freed", 0);
 	fq_pl = kzalloc(sizeof(*fq_pl), GFP_KERNEL);
-	freed = kzalloc(sizeof(*freed), GFP_KERNEL);
-	if (!KT_EXPECT(t, p.wq && fq_pl && freed))
+	/* A power of two from kmalloc() is aligned to its size. */
+	mem = kzalloc(straddle ? 2 * PAGE_SIZE : sizeof(*freed), GFP_KERNEL);
+	freed = straddle ? mem + PAGE_SIZE - 8 : mem;
+	if (!KT_EXPECT(t, p.wq && fq_pl && mem))
 		goto out;
 	pl = ordsched_pipeline_create(&p);
 	if (!KT_EXPECT(t, !IS_ERR(pl)))
@@ -951,21 +960,40 @@ static void pipeline_freed_while_queued_warns(struct ktest *t)
 	gate_init(&fq_pl->gate);
 	KT_EXPECT(t, ordsched_pipeline_queue(pl, &fq_pl->first));
 	KT_EXPECT(t, ordsched_pipeline_queue(pl, freed));
-	kfree(freed);
-	freed = NULL;
+	ticket = freed->ticket;
+	kfree(mem);
+	mem = NULL;
 	complete_all(&fq_pl->gate.open);
+	/* Bounded: a ticket left waiting would hold the flush forever. */
+	for (i = 0; i < 250; i++) {
+		ordsched_seq_get_stats(ordsched_pipeline_seq(pl), &ss);
+		if (ss.cancelled && atomic_read(&fq_pl->serial))
+			break;
+		msleep(20);
+	}
+	/* Skip the ticket ourselves if the pipeline did not: no hang. */
+	if (!KT_EXPECT_EQ(t, ss.cancelled, 1))
+		ordsched_seq_cancel(ordsched_pipeline_seq(pl), ticket);
 	KT_EXPECT_EQ(t, ordsched_pipeline_flush(pl), 0);
-	ordsched_seq_get_stats(ordsched_pipeline_seq(pl), &ss);
-	KT_EXPECT_EQ(t, ss.cancelled, 1);
 	KT_EXPECT_EQ(t, atomic_read(&fq_pl->serial), 1);
 	KT_EXPECT_EQ(t, atomic_read(&fq_ran), 0);
 out:
 	ordsched_pipeline_destroy(pl);
 	if (p.wq)
 		destroy_workqueue(p.wq);
-	kfree(freed);
+	kfree(mem);
 	kfree(fq_pl);
 	fq_pl = NULL;
+}
+
+static void pipeline_freed_while_queued_warns(struct ktest *t)
+{
+	fq_pl_run(t, false);
+}
+
+static void pipeline_straddling_freed_warns(struct ktest *t)
+{
+	fq_pl_run(t, true);
 }
 
 /* Blocks an ordered workqueue until its gate opens. */
@@ -1055,6 +1083,7 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE_WARNS(stream_freed_while_queued_warns, 1, 1),
 	KT_CASE_WARNS(seq_freed_while_parked_warns, 1, 1),
 	KT_CASE_WARNS(pipeline_freed_while_queued_warns, 1, 1),
+	KT_CASE_WARNS(pipeline_straddling_freed_warns, 1, 1),
 	KT_CASE_WARNS(delay_handed_freed_warns, 1, 2),
 	KT_END
 };

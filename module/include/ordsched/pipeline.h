@@ -34,10 +34,10 @@ struct ordsched_pipeline;
 
 /**
  * struct ordsched_job - one job, embedded by the caller
+ * @ticket: the job's place in the order (first: see pipeline.c)
  * @work: runs the parallel step
  * @item: orders the serial step
  * @pipeline: the pipeline the job was queued on
- * @ticket: the job's place in the order
  * @err: what the parallel step returned
  *
  * All fields are the pipeline's; the caller reads @ticket and @err at most.
@@ -45,10 +45,10 @@ struct ordsched_pipeline;
  * ordsched_pipeline_cancel() (embedded in memory from kzalloc(), say).
  */
 struct ordsched_job {
+	u64 ticket;
 	struct work_struct work;
 	struct ordsched_seq_item item;
 	struct ordsched_pipeline *pipeline;
-	u64 ticket;
 	int err;
 };
 
@@ -88,8 +88,6 @@ struct ordsched_pipeline_params {
 	unsigned int budget;
 };
 
-struct ordsched_pipeline *
-
 /**
  * ordsched_pipeline_create() - build a pipeline
  * @params: the parameters; @params->ops with both steps is required
@@ -98,6 +96,7 @@ struct ordsched_pipeline *
  * Return: the pipeline, or an ERR_PTR(): -EINVAL for NULL @params,
  * missing steps or a bad ring order, -ENOMEM.
  */
+struct ordsched_pipeline *
 ordsched_pipeline_create(const struct ordsched_pipeline_params *params);
 
 /**
