@@ -275,8 +275,6 @@ struct ordsched_delay_stats {
 	u64 late[ORDSCHED_DELAY_LATE_BUCKETS];
 };
 
-struct ordsched_delay *
-
 /**
  * ordsched_delay_create() - build a delayed scheduler
  * @params: the parameters (NULL: all defaults)
@@ -284,6 +282,7 @@ struct ordsched_delay *
  * Context: process context, may sleep.
  * Return: the scheduler, or ERR_PTR(-ENOMEM).
  */
+struct ordsched_delay *
 ordsched_delay_create(const struct ordsched_delay_params *params);
 
 /**

@@ -143,8 +143,6 @@ struct ordsched_keyed_stats {
 	u64 keys_reclaimed;
 };
 
-struct ordsched_keyed *
-
 /**
  * ordsched_keyed_create() - build a keyed executor
  * @params: the parameters; NULL for all defaults
@@ -153,6 +151,7 @@ struct ordsched_keyed *
  * Return: the executor, or an ERR_PTR(): -EINVAL for a hash order above
  * 16, -ENOMEM.
  */
+struct ordsched_keyed *
 ordsched_keyed_create(const struct ordsched_keyed_params *params);
 
 /**

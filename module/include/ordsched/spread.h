@@ -122,8 +122,6 @@ struct ordsched_spread_stats {
 	u64 requeues;
 };
 
-struct ordsched_spread *
-
 /**
  * ordsched_spread_create() - build a spreader
  * @params: the parameters; @params->ops is required
@@ -134,6 +132,7 @@ struct ordsched_spread *
  * Return: the spreader, or an ERR_PTR(): -EINVAL for NULL @params, missing
  * callbacks or more than 1024 lanes, -ENOMEM.
  */
+struct ordsched_spread *
 ordsched_spread_create(const struct ordsched_spread_params *params);
 
 /**
