@@ -410,7 +410,12 @@ static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 	if (ring && (!ordsched_domain_is_ring(h->dom) ||
 		     !(vma->vm_flags & VM_SHARED)))
 		return -EINVAL;
-	if (!ring && (vma->vm_flags & VM_WRITE))
+	/*
+	 * Never executable: a page that a ring's handles write would be
+	 * code written through one mapping and run through another.
+	 */
+	if ((!ring && (vma->vm_flags & VM_WRITE)) ||
+	    (vma->vm_flags & VM_EXEC))
 		return -EPERM;
 	status = anon_inode_getfile(ring ? "[ordsched-ring]" :
 				    "[ordsched-status]", &ordsched_status_fops,
@@ -418,7 +423,7 @@ static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 	if (IS_ERR(status))
 		return PTR_ERR(status);
 	ordsched_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
-			      ring ? 0 : VM_MAYWRITE);
+			      VM_MAYEXEC | (ring ? 0 : VM_MAYWRITE));
 	vma->vm_private_data = ordsched_domain_status_page(h);
 	get_page(vma->vm_private_data);
 	vma->vm_ops = &ordsched_vm_ops;

@@ -2511,10 +2511,18 @@ TEST_F(dom, status_page_read_only)
 	p = mmap(NULL, d.api.status_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 d.fd, 0);
 	EXPECT_EQ(MAP_FAILED, p) TH_LOG("a writable mapping of the status page");
+	p = mmap(NULL, d.api.status_size, PROT_READ | PROT_EXEC, MAP_SHARED,
+		 d.fd, 0);
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("an executable mapping of the status page");
+	if (p == MAP_FAILED) {
+		EXPECT_EQ(EPERM, errno);
+	}
 	p = mmap(NULL, d.api.status_size, PROT_READ, MAP_SHARED, d.fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	EXPECT_NE(0, mprotect(p, d.api.status_size, PROT_READ | PROT_WRITE))
 		TH_LOG("the read-only mapping became writable");
+	EXPECT_NE(0, mprotect(p, d.api.status_size, PROT_READ | PROT_EXEC))
+		TH_LOG("the mapping became executable");
 	if (g_ring)	/* one page in is the ring page */
 		return;
 	p = mmap(NULL, page_size(), PROT_READ, MAP_SHARED, d.fd, page_size());

@@ -669,7 +669,30 @@ TEST_F(ring, status_page_read_only)
 	p = mmap(NULL, psz, PROT_READ, MAP_SHARED, self->r.fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	EXPECT_NE(0, mprotect(p, psz, PROT_READ | PROT_WRITE));
+	EXPECT_NE(0, mprotect(p, psz, PROT_READ | PROT_EXEC));
 	munmap(p, psz);
+}
+
+/*
+ * ordsched_ring.h "never executable (PROT_EXEC: EPERM ...)": the page
+ * that the handles write, mapped executable, would be code written
+ * through one mapping and run through another.
+ */
+TEST_F(ring, ring_page_never_executable)
+{
+	void *p;
+
+	p = mmap(NULL, self->r.s.size, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_SHARED, self->r.fd, self->r.s.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, self->r.s.size, PROT_READ | PROT_EXEC, MAP_SHARED,
+		 self->r.fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	/* The fixture's mapping of the ring page. */
+	EXPECT_NE(0, mprotect(self->r.page, self->r.s.size,
+			      PROT_READ | PROT_WRITE | PROT_EXEC));
 }
 
 /* "MAP_SHARED only (EINVAL otherwise ...)" */

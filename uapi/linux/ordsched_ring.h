@@ -20,7 +20,8 @@
  *  - ORDSCHED_IOC_RING_SETUP makes the domain a ring domain (see the trust
  *    model for who may) and gives the handle its id; mmap() at
  *    ordsched_ring_setup.mmap_offset (one page in) maps the ring page,
- *    MAP_SHARED only (EINVAL otherwise, and in a domain without a ring).
+ *    MAP_SHARED only (EINVAL otherwise, and in a domain without a ring),
+ *    never executable (PROT_EXEC: EPERM, as for the status page).
  *  - ORDSCHED_IOC_TAKE takes one ticket with the handle's id (a count
  *    above 1: EINVAL; a page scribbled on: EIO; EAGAIN also when the page
  *    kept changing under the kernel) and flags its slot SLEEPING for the
