@@ -700,55 +700,80 @@ struct page *ordsched_domain_status_page(struct ordsched_handle *h)
 /*
  * Live domains by id. An id is unique among them (a 32-bit id from a
  * global counter would collide after 2^32 opens), given cyclically so
- * that traces rarely see one reused; the debugfs file "domains" walks
- * them under the xarray's lock, which domain_free() takes to erase one.
+ * that traces rarely see one reused; the debugfs file "domains" looks
+ * at them one at a time under the xarray's lock, which domain_free()
+ * takes to erase one.
  * Lock order: the xarray's, then a domain's.
  */
 static DEFINE_XARRAY_ALLOC1(domain_ids);
 static u32 domain_next_id;
 
-/* One domain in "domains": a snapshot taken under its lock. */
-static void domain_show(struct seq_file *m, struct ordsched_domain *dom)
-{
-	struct domain_counters c;
-	u64 tail, head;
+/* One domain in "domains", as it was at one moment. */
+struct domain_snap {
+	char comm[TASK_COMM_LEN];
+	u32 id;
 	unsigned int handles;
+	u64 tail, head;
+	struct domain_counters c;
+};
 
+/* Called under the xarray's lock, which keeps @dom from being freed. */
+static void domain_snapshot(struct ordsched_domain *dom, struct domain_snap *s)
+{
 	spin_lock(&dom->lock);
-	c = dom->stats;
-	tail = dom->tail;
-	head = dom->head;
-	handles = dom->handles;
+	s->c = dom->stats;
+	s->tail = dom->tail;
+	s->head = dom->head;
+	s->handles = dom->handles;
 	spin_unlock(&dom->lock);
 	/* A ring domain's are in the page: whatever userspace wrote there. */
 	if (ordsched_domain_is_ring(dom)) {
-		tail = READ_ONCE(*(u64 *)((char *)dom->status +
-					  ORDSCHED_STATUS_TAIL_OFFSET));
-		head = READ_ONCE(*(u64 *)((char *)dom->status +
-					  ORDSCHED_STATUS_HEAD_OFFSET));
+		s->tail = READ_ONCE(*(u64 *)((char *)dom->status +
+					     ORDSCHED_STATUS_TAIL_OFFSET));
+		s->head = READ_ONCE(*(u64 *)((char *)dom->status +
+					     ORDSCHED_STATUS_HEAD_OFFSET));
 	}
-
-	seq_printf(m, "%s.%u:\n", dom->comm, dom->id);
-	seq_printf(m, "  handles %u\n  tail %llu\n  head %llu\n", handles, tail,
-		   head);
-	seq_printf(m, "  taken %llu\n  completed %llu\n  trashed %llu\n  released %llu\n",
-		   c.taken, c.completed, c.trashed, c.released);
-	seq_printf(m, "  waits %llu\n  wakeups %llu\n  timeouts %llu\n  interrupts %llu\n",
-		   c.waits, c.wakeups, c.timeouts, c.interrupts);
-	seq_printf(m, "  full %llu\n  deferred %llu\n", c.full, c.deferred);
+	memcpy(s->comm, dom->comm, sizeof(s->comm));
+	s->id = dom->id;
 }
 
-/* The debugfs file "domains": every live domain, in the order of ids. */
+static void domain_show(struct seq_file *m, const struct domain_snap *s)
+{
+	seq_printf(m, "%s.%u:\n", s->comm, s->id);
+	seq_printf(m, "  handles %u\n  tail %llu\n  head %llu\n", s->handles,
+		   s->tail, s->head);
+	seq_printf(m, "  taken %llu\n  completed %llu\n  trashed %llu\n  released %llu\n",
+		   s->c.taken, s->c.completed, s->c.trashed, s->c.released);
+	seq_printf(m, "  waits %llu\n  wakeups %llu\n  timeouts %llu\n  interrupts %llu\n",
+		   s->c.waits, s->c.wakeups, s->c.timeouts, s->c.interrupts);
+	seq_printf(m, "  full %llu\n  deferred %llu\n", s->c.full, s->c.deferred);
+}
+
+/*
+ * The debugfs file "domains": every live domain, in the order of ids. One
+ * at a time under the xarray's lock, printed after it is dropped: every
+ * open makes a domain, so users decide how many there are, and a walk of
+ * them all under one spinlock would be as long as they like.
+ */
 static int domains_show(struct seq_file *m, void *unused)
 {
 	struct ordsched_domain *dom;
-	unsigned long id;
+	struct domain_snap s;
+	unsigned long id = 0;
 
-	xa_lock(&domain_ids);
-	xa_for_each(&domain_ids, id, dom)
-		domain_show(m, dom);
-	xa_unlock(&domain_ids);
-	return 0;
+	for (;;) {
+		xa_lock(&domain_ids);
+		dom = xa_find(&domain_ids, &id, ULONG_MAX, XA_PRESENT);
+		if (dom)
+			domain_snapshot(dom, &s);
+		xa_unlock(&domain_ids);
+		/* Full: seq_file calls again with a larger buffer. */
+		if (!dom || seq_has_overflowed(m))
+			return 0;
+		domain_show(m, &s);
+		id++;
+		cond_resched();
+	}
 }
 DEFINE_SHOW_ATTRIBUTE(domains);
 
