@@ -203,7 +203,7 @@ counts_proc() {
 }
 
 # counts_report: the counts a run line carries, per item in the tables:
-# seq's csw 500 and 700 over 1,000 items (median 0.60) without IPIs
+# seq's csw 500 and 700 over 1,000 items (median 0.600) without IPIs
 # (ipis=-1: "-"); padata's line has no counts at all; a late run's 400
 # and 50 over its 200 runs of the function.
 counts_report() {
@@ -219,9 +219,9 @@ counts_report() {
 	python3 "$here/bench_report.py" "$tmp/cnt.log" "$tmp/cnt" > "$tmp/cnt.txt" ||
 		return 1
 	cat "$tmp/cnt.txt"
-	grep -qE '^ +0 seq .* 0\.60 +-$' "$tmp/cnt.txt" &&
+	grep -qE '^ +0 seq .* 0\.600 +-$' "$tmp/cnt.txt" &&
 		grep -qE '^ +0 padata .* - +-$' "$tmp/cnt.txt" &&
-		grep -qE '^ +50 delay .* 2\.00 +0\.25$' "$tmp/cnt.txt"
+		grep -qE '^ +50 delay .* 2\.000 +0\.250$' "$tmp/cnt.txt"
 }
 
 check bench.private_order_w0 private_run 0

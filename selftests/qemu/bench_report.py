@@ -70,7 +70,7 @@ def counted(r, n):
 
 
 def fmt_count(x):
-    return "-" if x != x else "%.2f" % x
+    return "-" if x != x else "%.3f" % x
 
 
 def ordered_summary(runs):
