@@ -19,7 +19,9 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/personality.h>
 #include <linux/poll.h>
+#include <linux/sched.h>
 #include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/ordsched.h>
@@ -412,10 +414,14 @@ static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	/*
 	 * Never executable: a page that a ring's handles write would be
-	 * code written through one mapping and run through another.
+	 * code written through one mapping and run through another. A
+	 * READ_IMPLIES_EXEC personality adds PROT_EXEC to every PROT_READ:
+	 * that one is dropped, not refused.
 	 */
-	if ((!ring && (vma->vm_flags & VM_WRITE)) ||
-	    (vma->vm_flags & VM_EXEC))
+	if ((vma->vm_flags & VM_EXEC) &&
+	    !(current->personality & READ_IMPLIES_EXEC))
+		return -EPERM;
+	if (!ring && (vma->vm_flags & VM_WRITE))
 		return -EPERM;
 	status = anon_inode_getfile(ring ? "[ordsched-ring]" :
 				    "[ordsched-status]", &ordsched_status_fops,
@@ -423,7 +429,7 @@ static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 	if (IS_ERR(status))
 		return PTR_ERR(status);
 	ordsched_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
-			      VM_MAYEXEC | (ring ? 0 : VM_MAYWRITE));
+			      VM_EXEC | VM_MAYEXEC | (ring ? 0 : VM_MAYWRITE));
 	vma->vm_private_data = ordsched_domain_status_page(h);
 	get_page(vma->vm_private_data);
 	vma->vm_ops = &ordsched_vm_ops;

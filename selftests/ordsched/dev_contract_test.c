@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -2532,6 +2533,48 @@ TEST_F(dom, status_page_read_only)
 	}
 	p = mmap(NULL, page_size(), PROT_READ, MAP_SHARED, d.fd, 16 * page_size());
 	EXPECT_EQ(MAP_FAILED, p);
+}
+
+/*
+ * The page's mapping in /proc/self/maps, "r--s" and the like, into @perm;
+ * false if there is none at @p.
+ */
+static bool map_perm(const void *p, char perm[5])
+{
+	unsigned long lo, hi;
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%lx-%lx %4s", &lo, &hi, perm) == 3 &&
+			lo == (unsigned long)p;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * ordsched.h "PROT_EXEC: EPERM, but where a READ_IMPLIES_EXEC personality
+ * adds it, it is dropped": such a process (a legacy 32-bit binary, say)
+ * still maps the page with PROT_READ, and gets it not executable.
+ */
+TEST_F(dom, status_page_read_implies_exec)
+{
+	struct dom d;
+	char perm[5];
+	void *p;
+
+	open_dom(_metadata, &d);
+	if (!(d.api.features & ORDSCHED_FEAT_STATUS_PAGE))
+		SKIP(return, "no status page");
+	ASSERT_NE(-1, personality(PER_LINUX | READ_IMPLIES_EXEC));
+	p = mmap(NULL, d.api.status_size, PROT_READ, MAP_SHARED, d.fd, 0);
+	personality(PER_LINUX);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("errno %d", errno);
+	ASSERT_TRUE(map_perm(p, perm));
+	EXPECT_STREQ("r--s", perm);
+	munmap(p, d.api.status_size);
 }
 
 static void *complete_all(void *arg)

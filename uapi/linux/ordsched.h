@@ -306,13 +306,13 @@ struct ordsched_stats {
  * mmap(NULL, status_size, PROT_READ, MAP_SHARED, fd, 0) maps the page of
  * the handle's domain (fd open for reading: mmap(2) answers EACCES
  * otherwise; PROT_WRITE: EPERM, or EACCES from mmap(2) itself when
- * shared on a descriptor not open for writing; PROT_EXEC, also when a
- * READ_IMPLIES_EXEC personality adds it: EPERM, and no mprotect(2) makes
- * a mapping of the page writable or executable; a length that mmap(2),
- * which rounds it up to whole pages, does not make status_size, or an
- * offset other than 0 and a ring domain's ring page: EINVAL; MAP_PRIVATE
- * maps the same page, read-only). The tail and the head are each a __u64 alone on its
- * cache line; in a domain without a ring the kernel writes them with
+ * shared on a descriptor not open for writing; PROT_EXEC: EPERM, but
+ * where a READ_IMPLIES_EXEC personality adds it, it is dropped; no
+ * mprotect(2) makes a mapping of the page writable or executable; a
+ * length that mmap(2), which rounds it up to whole pages, does not make
+ * status_size, or an offset other than 0 and a ring domain's ring page:
+ * EINVAL; MAP_PRIVATE maps the same page, read-only). The tail and the
+ * head are each a __u64 alone on its cache line; in a domain without a ring the kernel writes them with
  * release stores, in a ring domain they are the ring's own words, changed
  * by compare-and-swap. Read them with acquire loads. A reader without
  * 64-bit atomic loads reads the high half, the low half, and the high half
