@@ -37,7 +37,9 @@
  * Errors, shared by every command:
  *	EFAULT	the argument cannot be read or written; nothing was done (a
  *		take whose answer became unwritable during the call, by
- *		a racing munmap(), trashes the tickets it took; a ring
+ *		another thread's munmap(), mprotect() or the like,
+ *		trashes the tickets it took, which stats counts in
+ *		taken, handle_taken and trashed; a ring
  *		setup's has set the handle up, and made the domain a ring
  *		domain if it was not one; a second call answers the same)
  *	EINVAL	a reserved field or an unknown flag is set, a count is 0 or
