@@ -188,6 +188,16 @@
  * then take the CPU for hung, hold back all of its hrtimers and say so in
  * the log.
  *
+ * Arming only brings the timer forward, so the timer may still fire
+ * sooner, for another task or from another CPU, and the dispatch work may
+ * hand a task over while a round has dropped the lock. What keeps a
+ * polling task's rounds apart is therefore checked where tasks run: a
+ * round records in d->irq_next when the next may start (its end plus its
+ * length, DELAY_IRQ_GAP at least), a callback that fires sooner only arms
+ * for then, and a round runs no queueing younger than itself (by d->seq,
+ * taken at every queueing): a task that a round's function queues runs
+ * in a later round.
+ *
  * Near and far. Most timeouts are cancelled long before they are due, so
  * a far task should cost an O(1) list operation, as in the timer wheel,
  * and only the near ones the tree's O(log n) and its precision. Each
@@ -487,6 +497,8 @@ struct ordsched_delay {
 	 */
 	int irq_cpu;
 	ktime_t irq_start;
+	/* No round of irq tasks starts before this; see the top. */
+	ktime_t irq_next;
 	/* Tasks the current wake-up has handed over so far. */
 	u64 batch;
 	/* New queueings are refused. */
@@ -1370,8 +1382,9 @@ static __always_inline void delay_task_idle(struct ordsched_delay_task *task)
  * Run the due irq tasks, DELAY_IRQ_RUN at most, in the order they were
  * handed over, from the hrtimer callback that fired at @start: hard
  * interrupt, interrupts off, d->lock held and dropped around each
- * function. If more are left, arm the timer for them, no sooner than this
- * round took: see the top of the file. Each run is a busy record, as the
+ * function; none queued after @start, and none before d->irq_next. If
+ * some are left, arm the timer for them, no sooner than this round took:
+ * see the top of the file. Each run is a busy record, as the
  * trampoline's, with no thread: an interrupt is nobody's cancel_sync.
  */
 static void delay_irq_run(struct ordsched_delay *d, ktime_t start)
@@ -1384,16 +1397,26 @@ static void delay_irq_run(struct ordsched_delay *d, ktime_t start)
 	ordsched_delay_fn fn;
 	unsigned int n;
 	ktime_t now;
+	u64 youngest;
 	u8 color;
 
 	lockdep_assert_held(&d->lock);
+	if (list_empty(&d->irq_due))
+		return;
+	if (start < d->irq_next) {
+		d->stats.irq_deferred++;
+		delay_arm_timer(d, d->irq_next, d->irq_next);
+		return;
+	}
+	/* Queueings from now on, by this round's functions among others. */
+	youngest = atomic64_read(&d->seq);
 	d->irq_cpu = smp_processor_id();
 	d->irq_start = start;
 	for (n = 0; n < DELAY_IRQ_RUN; n++) {
 		task = list_first_entry_or_null(&d->irq_due,
 						struct ordsched_delay_task,
 						entry);
-		if (!task)
+		if (!task || task->seq > youngest)
 			break;
 		list_del(&task->entry);
 		fn = task->fn;
@@ -1414,12 +1437,12 @@ static void delay_irq_run(struct ordsched_delay *d, ktime_t start)
 		delay_retire(d, color, 1, DELAY_CENTRAL);
 	}
 	d->irq_cpu = -1;
+	now = ktime_get();
+	d->irq_next = now + max_t(s64, now - start, DELAY_IRQ_GAP);
 	if (list_empty(&d->irq_due))
 		return;
 	d->stats.irq_deferred++;
-	now = ktime_get();
-	now += max_t(s64, now - start, DELAY_IRQ_GAP);
-	delay_arm_timer(d, now, now);
+	delay_arm_timer(d, d->irq_next, d->irq_next);
 }
 
 static enum hrtimer_restart delay_expire(struct hrtimer *timer)
@@ -1482,8 +1505,10 @@ static bool delay_dispatch_some(struct ordsched_delay *d)
 	 * Only the hrtimer callback runs irq tasks: have it fire now for
 	 * the first; with some waiting already, it is armed for them.
 	 */
-	if (irq_idle && !list_empty(&d->irq_due))
+	if (irq_idle && !list_empty(&d->irq_due)) {
+		now = max(now, d->irq_next);
 		delay_arm_timer(d, now, now);
+	}
 	if (!more) {
 		d->dispatching = false;
 		delay_end_batch(d);

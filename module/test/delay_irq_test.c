@@ -56,12 +56,23 @@ struct it {
 	u64 requeue_ns;
 	atomic_t requeue_err;
 	/*
-	 * One requeueing task: when its function last ran, and the least
-	 * time from one run to the next.
+	 * The requeueing task, the first: how long its function is busy
+	 * before it queues the task again, when it last did, and the least
+	 * time from a queueing to the run it queued.
 	 */
+	u64 busy_ns;
 	u64 prev_ns;
 	u64 min_gap_ns;
 };
+
+/* Busy for @ns: in hard interrupt, where nothing may sleep. */
+static void it_busy(u64 ns)
+{
+	u64 end = ktime_get_ns() + ns;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
 
 static void it_fn(struct ordsched_delay_task *task)
 {
@@ -78,9 +89,11 @@ static void it_fn(struct ordsched_delay_task *task)
 		atomic_inc(&it->early);
 	itt->order = atomic64_inc_return(&it->order);
 	atomic_inc(&itt->ran);
-	if (atomic_add_unless(&it->requeue, -1, 0)) {
+	if (itt == &it->tasks[0] && atomic_add_unless(&it->requeue, -1, 0)) {
 		if (it->prev_ns)
 			it->min_gap_ns = min(it->min_gap_ns, now - it->prev_ns);
+		it_busy(it->busy_ns);
+		now = ktime_get_ns();
 		it->prev_ns = now;
 		WRITE_ONCE(itt->deadline, now + it->requeue_ns);
 		if (!ordsched_delay_queue_at(it->d, task, now + it->requeue_ns))
@@ -319,60 +332,108 @@ static void irq_mixed(struct ktest *t)
 	it_free(&it);
 }
 
+/* Polls not done yet, and no requeue failed, for 20 s at most. */
+static bool it_polling(struct it *it, u64 until)
+{
+	return atomic_read(&it->tasks[0].ran) < 100 &&
+	       !atomic_read(&it->requeue_err) && ktime_get_ns() < until;
+}
+
+/*
+ * The noise: the second thread queues the workqueue tasks, all but the
+ * first, due at once, round and round, while the first polls (queued by
+ * the first thread once the noise has begun). Each such queueing arms the
+ * timer for now, and crowds of them keep the dispatch work busy handing
+ * over: both once ran the poll again sooner than its round's gap, which
+ * only the arming heeded.
+ */
+static int it_noise_thread(void *data, unsigned int idx)
+{
+	struct it *it = data;
+	u64 until = ktime_get_ns() + 20 * NSEC_PER_SEC;
+	unsigned int i = 1;
+
+	if (!idx) {
+		kt_spin_ms(2);
+		return !it_queue_at(it, 0, ktime_get_ns());
+	}
+	while (it_polling(it, until)) {
+		it_queue_at(it, i, ktime_get_ns());
+		i = i % (it->n - 1) + 1;
+		cond_resched();
+	}
+	return 0;
+}
+
 /*
  * A function that queues its task again, 50 and 200 us later: a hundred
- * runs, each in hard irq and never early.
+ * runs, each in hard irq and never early. @noise: with another CPU
+ * queueing tasks due at once meanwhile; @busy_ns: how long the function
+ * is busy before it queues again.
  */
-static void irq_self_requeue_one(struct ktest *t, u64 delay_ns)
+static void irq_self_requeue_one(struct ktest *t, u64 delay_ns, bool noise,
+				 u64 busy_ns)
 {
 	struct it it = {};
+	unsigned int i, runs = 0;
 	u64 until;
 
-	if (it_alloc(t, &it, 1, 1))
+	if (it_alloc(t, &it, noise ? 65 : 1, 65))
 		return;
 	atomic_set(&it.requeue, 99);
 	it.requeue_ns = delay_ns;
+	it.busy_ns = busy_ns;
 	it.min_gap_ns = U64_MAX;
-	KT_EXPECT(t, it_queue_at(&it, 0, ktime_get_ns() + delay_ns));
+	if (noise)
+		KT_EXPECT_EQ(t, kt_run_threads(2, it_noise_thread, &it), 0);
+	else
+		KT_EXPECT(t, it_queue_at(&it, 0, ktime_get_ns() + delay_ns));
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	/* Queued again by the function: after the flush's time, maybe. */
 	until = ktime_get_ns() + 20 * NSEC_PER_SEC;
-	while (atomic_read(&it.tasks[0].ran) < 100 &&
-	       !atomic_read(&it.requeue_err) && ktime_get_ns() < until)
+	while (it_polling(&it, until))
 		usleep_range(500, 1000);
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	KT_EXPECT_EQ(t, atomic_read(&it.requeue_err), 0);
 	/*
 	 * h: "a task it queues on the same scheduler due at once runs no
-	 * sooner than ... 5 microseconds at least". It once armed the timer
-	 * for now, from the round that ran the function, and
-	 * hrtimer_interrupt() ran the callback again at once.
+	 * sooner than the interrupt has lasted so far, and 5 microseconds at
+	 * least, after the queueing". It once armed the timer for now, from
+	 * the round that ran the function, and hrtimer_interrupt() ran the
+	 * callback again at once; then only the arming kept the gap, and a
+	 * sooner firing for another task broke it.
 	 */
-	KT_EXPECT(t, it.min_gap_ns >= max_t(u64, delay_ns, 5 * NSEC_PER_USEC));
-	ktest_diag(t, "delay %llu ns: runs %llu ns apart at least", delay_ns,
-		   it.min_gap_ns);
-	it_check(t, &it, 100);
+	KT_EXPECT(t, it.min_gap_ns >= max3(delay_ns, busy_ns,
+					   (u64)5 * NSEC_PER_USEC));
+	for (i = 1; i < it.n; i++)
+		runs += atomic_read(&it.tasks[i].ran);
+	ktest_diag(t, "delay %llu ns%s, busy %llu ns: runs %llu ns after queueing",
+		   delay_ns, noise ? ", noise" : "", busy_ns, it.min_gap_ns);
+	ktest_diag(t, "at least; %u runs of other tasks", runs);
+	if (!noise) {
+		it_check(t, &it, 100);
+	} else {
+		KT_EXPECT_EQ(t, atomic_read(&it.tasks[0].ran), 100);
+		KT_EXPECT_EQ(t, atomic_read(&it.not_hardirq), 0);
+		KT_EXPECT_EQ(t, atomic_read(&it.wq_in_irq), 0);
+		KT_EXPECT_EQ(t, atomic_read(&it.early), 0);
+	}
 	it_free(&it);
 }
 
 static void irq_self_requeue(struct ktest *t)
 {
-	irq_self_requeue_one(t, 50 * NSEC_PER_USEC);
-	irq_self_requeue_one(t, 200 * NSEC_PER_USEC);
-	/* A poll: again at once, each time. */
-	irq_self_requeue_one(t, 0);
+	irq_self_requeue_one(t, 50 * NSEC_PER_USEC, false, 0);
+	irq_self_requeue_one(t, 200 * NSEC_PER_USEC, false, 0);
+	/*
+	 * A poll: again at once, each time; then a slow one, 50 us in hard
+	 * interrupt before it queues again, with tasks due around it.
+	 */
+	irq_self_requeue_one(t, 0, false, 0);
+	irq_self_requeue_one(t, 0, true, 50 * NSEC_PER_USEC);
 }
 
 /* ---- races ------------------------------------------------------------- */
-
-/* Busy for @ns: in hard interrupt, where nothing may sleep. */
-static void it_busy(u64 ns)
-{
-	u64 end = ktime_get_ns() + ns;
-
-	while (ktime_get_ns() < end)
-		cpu_relax();
-}
 
 #define RACE_PER_THREAD	64
 #define RACE_ROUNDS	3000
