@@ -26,8 +26,13 @@
  *			it keeps the stream's order relative to the stream's
  *			other items (the RxJava delayed-schedule case);
  *	interrupt	the task runs in the scheduler's hrtimer callback,
- *			in hard interrupt, with no worker to wake (a few
- *			per interrupt: more wait for the next one).
+ *			in hard interrupt, with no worker to wake for its
+ *			run (a few per interrupt: more wait for the next
+ *			one); but its hand-over is the work item's, as any
+ *			task's, when more than four are due at once or a
+ *			far bucket is being moved, so a worker that cannot
+ *			run (a busy CPU under PREEMPT_RT, say) holds it
+ *			back too.
  *
  * Guarantees: a task is never handed over before CLOCK_MONOTONIC reaches
  * its deadline (except by ordsched_delay_stop() in RUN mode, which runs
@@ -409,7 +414,10 @@ bool ordsched_delay_queue_range(struct ordsched_delay *d,
  * A task waiting for its deadline is removed. A task already handed to its
  * target is taken back if the target has not started it yet. Either this
  * returns true and the task will not run, or the task has run, is running
- * or will run, and this returns false: never both, never neither.
+ * or will run, and this returns false: never both, never neither. That is
+ * per queueing, against its run: a queueing that another cancel, or a
+ * stop in CANCEL mode, takes first is reported there, and this returns
+ * false although the task does not run.
  * Cancelling a task never queued, or queued to a scheduler that still
  * exists but is not @d, returns false at once. A task a modify moved while
  * its target was starting it cannot be taken back before the target gives
