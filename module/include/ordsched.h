@@ -79,11 +79,12 @@
  * ordsched's own workqueues have rescuers (WQ_MEM_RECLAIM): reclaim paths
  * may pass no workqueue of their own.
  *
- * Flush and destroy wait for work items of the instance's workqueue. As
- * with flush_work(), they must not be called from a work item that those
- * would have to wait behind: one of the same workqueue when it runs one
- * item at a time (ordered, or at its max_active), from any instance. No
- * lockdep report tells; the caller just waits forever.
+ * Flush, destroy and the waits for room (ordsched_seq_tickets_wait(),
+ * ordsched_pipeline_queue_wait()) wait for work items of the instance's
+ * workqueue. As with flush_work(), they must not be called from a work
+ * item that those would have to wait behind: one of the same workqueue
+ * when it runs one item at a time (ordered, or at its max_active), from
+ * any instance. No lockdep report tells; the caller just waits forever.
  */
 #ifndef _ORDSCHED_H
 #define _ORDSCHED_H

@@ -895,6 +895,41 @@ out:
 	kmem_cache_destroy(cache);
 }
 
+/*
+ * seq.h: "on a kernel with debug objects, if @item is still parked for
+ * another ticket (@ticket is then cancelled)": false, the turn of the
+ * second ticket is skipped, and the item runs once, in its first one's.
+ */
+static void seq_item_parked_twice_warns(struct ktest *t)
+{
+	struct ordsched_seq_item *items;
+	struct ordsched_seq *seq;
+	u64 tk;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS");
+		return;
+	}
+	items = kcalloc(2, sizeof(*items), GFP_KERNEL);
+	seq = ordsched_seq_create(NULL);
+	if (!KT_EXPECT(t, items && !IS_ERR(seq)))
+		goto out;
+	atomic_set(&fq_ran, 0);
+	items[0].fn = fq_seq_first_fn;
+	items[1].fn = fq_seq_fn;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(seq, 3, &tk), 0);
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk + 1, &items[1]));
+	KT_EXPECT(t, !ordsched_seq_queue(seq, tk + 2, &items[1]));
+	/* The tail: this thread drains all three turns. */
+	KT_EXPECT(t, ordsched_seq_queue(seq, tk, &items[0]));
+	KT_EXPECT_EQ(t, ordsched_seq_tail(seq), tk + 3);
+	KT_EXPECT_EQ(t, atomic_read(&fq_ran), 1);
+out:
+	if (!IS_ERR_OR_NULL(seq))
+		ordsched_seq_destroy(seq);
+	kfree(items);
+}
+
 struct fq_pl_test {
 	struct gate gate;
 	struct ordsched_job first;
@@ -1082,6 +1117,7 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE_WARNS(freed_while_queued_warns, 2, 2),
 	KT_CASE_WARNS(stream_freed_while_queued_warns, 1, 1),
 	KT_CASE_WARNS(seq_freed_while_parked_warns, 1, 1),
+	KT_CASE_WARNS(seq_item_parked_twice_warns, 1, 1),
 	KT_CASE_WARNS(pipeline_freed_while_queued_warns, 1, 1),
 	KT_CASE_WARNS(pipeline_straddling_freed_warns, 1, 1),
 	KT_CASE_WARNS(delay_handed_freed_warns, 1, 2),

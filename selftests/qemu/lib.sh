@@ -43,8 +43,9 @@ EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (delay_cancel_sync
 # Modes none of their enum's values, and a NULL stream (delay suite).
 EXPECTED_WARN_RE+='|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]* (ordsched_delay_queue_range|ordsched_delay_stop|ordsched_delay_task_init_stream)\+'
 EXPECTED_WARN_RE+='|ODEBUG: free active .* object type: (ordsched_(delay_task|keyed_task|stream_item|seq_item|job)|work_struct) '
-# A pipeline job or keyed task queued again while in flight (promise suite).
-EXPECTED_WARN_RE+='|ODEBUG: activate active .* object type: ordsched_(job|keyed_task) '
+# A pipeline job, keyed task or sequencer item queued again while in
+# flight (promise and contract suites).
+EXPECTED_WARN_RE+='|ODEBUG: activate active .* object type: ordsched_(job|keyed_task|seq_item) '
 # A destroy waiting for a ticket never handed in, on purpose (promise suite).
 EXPECTED_WARN_RE+='|destroying sequencer promise: waiting [0-9]+ s for ticket 7770000077,'
 

@@ -161,7 +161,10 @@ int ordsched_seq_tickets(struct ordsched_seq *seq, unsigned int n, u64 *first);
  * @n: how many, from 1 to the ring size
  * @first: where to store the first one
  *
- * As ordsched_seq_tickets(), but waits while the window is full.
+ * As ordsched_seq_tickets(), but waits while the window is full: for
+ * drains that may run on the sequencer's workqueue, so not from a work
+ * item of that workqueue when it runs one item at a time (see
+ * <ordsched.h>).
  *
  * Context: process context, may sleep.
  * Return: 0, -EINTR if a fatal signal came first, -EINVAL for a bad @n.
@@ -191,7 +194,9 @@ int ordsched_seq_tickets_wait(struct ordsched_seq *seq, unsigned int n,
  * kernel with debug objects, if @item is still parked for another ticket
  * (@ticket is then cancelled): bugs in the caller. Two hand-ins of one
  * ticket at once (queue or cancel, from two threads) are a bug that is
- * not caught.
+ * not caught, and may do harm beyond the ticket: run an item twice, or
+ * run the late one's item in the turn of a later ticket of the same slot
+ * in place of that ticket's.
  */
 bool ordsched_seq_queue(struct ordsched_seq *seq, u64 ticket,
 			struct ordsched_seq_item *item);
