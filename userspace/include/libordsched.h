@@ -43,9 +43,11 @@
  * against a libordsched older than 1.2 calls the LIBORDSCHED_1.0 versions
  * of ordsched_open() and ordsched_from_fd(), which act as with
  * ORDSCHED_OPEN_NO_RING: one written before the ring keeps what it relied
- * on (batches, the kernel's ownership checks), and one linked while the
- * ring was already the default works on, without its speed, until it is
- * rebuilt (the default versions are LIBORDSCHED_1.2). What a ring
+ * on (batches, the kernel's ownership checks) in the domains it opens,
+ * and in those whose descriptors it adopts unless another program made
+ * them ring domains first (see ordsched_from_fd_flags()); one linked
+ * while the ring was already the default works on, without its speed,
+ * until it is rebuilt (the default versions are LIBORDSCHED_1.2). What a ring
  * domain changes, for its handles on either path:
  * ordsched_take_batch() takes one ticket at a time; api->max_held bounds
  * no handle, only the ring's window (its number of slots) does; once the

@@ -43,6 +43,13 @@ static bool os_want_ring(unsigned int flags)
 
 	if (flags & ORDSCHED_OPEN_NO_RING)
 		return false;
+	/*
+	 * The ring's words are shared with the kernel and other processes:
+	 * an atomic that libatomic emulates with a lock of this process's
+	 * own would not be one there.
+	 */
+	if (!__atomic_always_lock_free(sizeof(__u64), 0))
+		return false;
 	return !env || !*env || !strcmp(env, "0");
 }
 
