@@ -93,6 +93,23 @@ def pooled(name, boots):
             meds[int(RESAMPLES * 0.025)], meds[int(RESAMPLES * 0.975) - 1])
 
 
+def table(title, what, names, boots, counted):
+    """
+    One row per name: its value in each boot, their median, and in how
+    many boots it was met, where counted(name) says that counts.
+    """
+    if not names:
+        return
+    head = " ".join("%6s" % ("boot%d" % (i + 1)) for i in range(len(boots)))
+    print(title)
+    print("  %-70s %s %6s %s" % (what, head, "median", "met"))
+    for name in names:
+        values, med, met, known = row(name, boots)
+        print("  %-70s %s %6s %s" % (name, cells(values), fmt(med),
+                                     "%d/%d" % (met, known)
+                                     if counted(name) else "-"))
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -102,24 +119,12 @@ def main():
         return 1
     (order, boots), (corder, cboots), (rorder, rboots) = groups
     n = len(boots)
-    head = " ".join("%6s" % ("boot%d" % (i + 1)) for i in range(n))
-    if order:
-        print("Goals across %d boots: the value in each boot, their median, "
-              "and in how many boots the goal was met" % n)
-        print("  %-70s %s %6s %s" % ("goal", head, "median", "met"))
-    for name in order:
-        values, med, met, known = row(name, boots)
-        print("  %-70s %s %6s %d/%d" % (name, cells(values), fmt(med),
-                                        met, known))
-    if rorder:
-        print("Ratios across %d boots, each as its name says (met: counted "
-              "for an issue's targets only)" % n)
-        print("  %-70s %s %6s %s" % ("ratio", head, "median", "met"))
-    for name in rorder:
-        values, med, met, known = row(name, rboots)
-        issue = any(b.get(name, {}).get("issue") for b in rboots)
-        print("  %-70s %s %6s %s" % (name, cells(values), fmt(med),
-                                     "%d/%d" % (met, known) if issue else "-"))
+    table("Goals across %d boots: the value in each boot, their median, "
+          "and in how many boots the goal was met" % n, "goal", order, boots,
+          lambda name: True)
+    table("Ratios across %d boots, each as its name says (met: counted for "
+          "an issue's targets only)" % n, "ratio", rorder, rboots,
+          lambda name: any(b.get(name, {}).get("issue") for b in rboots))
     if corder:
         print("Controls (the futex ring against itself, and with the "
               "ownership record): the value in each boot and their median")
