@@ -925,7 +925,8 @@ void ordsched_handle_publish(struct ordsched_handle *h)
 	struct ordsched_domain *dom = h->dom;
 
 	spin_lock(&dom->lock);
-	dom->handles++;
+	/* Also read without the lock (ring.c): one store. */
+	WRITE_ONCE(dom->handles, dom->handles + 1);
 	dom->shared = true;
 	spin_unlock(&dom->lock);
 }
@@ -990,7 +991,7 @@ void ordsched_handle_release(struct ordsched_handle *h)
 	spin_lock(&dom->lock);
 	if (h->held)
 		domain_release_tickets(dom, h, &wk);
-	dom->handles--;
+	WRITE_ONCE(dom->handles, dom->handles - 1);
 	spin_unlock(&dom->lock);
 	ordsched_domain_wakes_flush(&wk);
 	kfree(h);

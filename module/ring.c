@@ -591,7 +591,11 @@ int ordsched_ring_dom_wait(struct ordsched_handle *h, u64 ticket,
 	if (ret)
 		return ret;
 	slot = ordsched_ring_slot(&r, ticket);
-	/* Bounded: only a scribbler fails this CAS, and only one try each. */
+	/*
+	 * One try: it fails only if the word changed since the load (a
+	 * thread of this handle flagging, retiring or completing the
+	 * ticket, or a scribbler), and the sleep checks again anyway.
+	 */
 	w = ORDSCHED_RING_LOAD(slot);
 	ret = ordsched_ring_check(w, ticket, id);
 	if (ret)

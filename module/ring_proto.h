@@ -200,12 +200,15 @@
  * for the ioctl path of a ring domain ordsched_ring_check(),
  * ordsched_ring_take() and ordsched_ring_retire() bounded by
  * ORDSCHED_RING_RETRIES; all loops there are bounded by R, the budget or
- * the retries (at most 2R + 6 budget + 3 accesses a call of release or
- * advance whatever the page holds, which ring_check's kernel.scribbled
- * tests; a few accesses a try for take and retire, the kernel
- * rescheduling between the tickets of a range), every slot pointer is
- * formed with the mask, and what is read is only compared (the tail
- * read is also the ticket whose waiters a wake-up looks for). A scribbler
+ * the retries (at most 2R + 6 budget + 3 accesses a call of this file's
+ * release or advance whatever the page holds, which ring_check's
+ * kernel.scribbled tests; ring.c's release adds a scan of R for its
+ * counts and a wake-up's few; a few accesses a try for take and retire,
+ * the kernel rescheduling between the tickets of a range), every slot
+ * pointer is formed with the mask, and what is read is only compared,
+ * but for two: the tail read is also the ticket whose waiters a wake-up
+ * looks for, and a slot's owner id is looked up among the domain's
+ * handles (ring.c; an id no handle has finds none). A scribbler
  * can make the kernel wake the wrong waiter (which re-checks and sleeps
  * again), trash or skip tickets of its own domain, or answer
  * EPERM/EALREADY/EINVAL where it should not: its own domain, documented
