@@ -219,6 +219,10 @@ evaluate() {
 			name=${name#ok }
 			name=${name#skip }
 			name=${name%% *}
+			# Counted by number, a repeated result could stand in
+			# for a missing one.
+			[ -z "${seen[$name]:-}" ] ||
+				echo "not ok $name # reported twice" >> "$out/verdict"
 			seen[$name]=1
 			# In-kernel cases (ktest.SUITE.CASE) that ran, not skipped.
 			case "$name" in
