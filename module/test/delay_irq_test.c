@@ -357,8 +357,13 @@ static int it_noise_thread(void *data, unsigned int idx)
 		kt_spin_ms(2);
 		return !it_queue_at(it, 0, ktime_get_ns());
 	}
+	/*
+	 * Not it_queue_at(): a task still queued keeps its deadline, which
+	 * a later one written for it would make look early.
+	 */
 	while (it_polling(it, until)) {
-		it_queue_at(it, i, ktime_get_ns());
+		ordsched_delay_queue_at(it->d, &it->tasks[i].task,
+					ktime_get_ns());
 		i = i % (it->n - 1) + 1;
 		cond_resched();
 	}

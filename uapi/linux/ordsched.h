@@ -314,13 +314,13 @@ struct ordsched_stats {
  * length that mmap(2), which rounds it up to whole pages, does not make
  * status_size, or an offset other than 0 and a ring domain's ring page:
  * EINVAL; MAP_PRIVATE maps the same page, read-only). The tail and the
- * head are each a __u64 alone on its cache line; in a domain without a ring the kernel writes them with
- * release stores, in a ring domain they are the ring's own words, changed
- * by compare-and-swap. Read them with acquire loads. A reader without
- * 64-bit atomic loads reads the high half, the low half, and the high half
- * again until both high halves match; no value above the true one is ever
- * published, so "tail == my ticket" read from the page means the ticket's
- * turn has come.
+ * head are each a __u64 alone on its cache line; in a domain without a
+ * ring the kernel writes them with release stores, in a ring domain they
+ * are the ring's own words, changed by compare-and-swap. Read them with
+ * acquire loads. A reader without 64-bit atomic loads reads the high
+ * half, the low half, and the high half again until both high halves
+ * match; no value above the true one is ever published, so "tail == my
+ * ticket" read from the page means the ticket's turn has come.
  */
 struct ordsched_status {
 	__u32 version;
