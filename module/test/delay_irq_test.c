@@ -401,9 +401,9 @@ static void irq_self_requeue_one(struct ktest *t, u64 delay_ns, bool noise,
 	KT_EXPECT_EQ(t, ordsched_delay_flush(it.d), 0);
 	KT_EXPECT_EQ(t, atomic_read(&it.requeue_err), 0);
 	/*
-	 * h: "a task it queues on the same scheduler due at once runs no
-	 * sooner than the interrupt has lasted so far, and 5 microseconds at
-	 * least, after the queueing". It once armed the timer for now, from
+	 * h: "an interrupt task it queues on the same scheduler due at once
+	 * runs no sooner than the interrupt has lasted so far, and 5
+	 * microseconds at least, after the queueing". It once armed the timer for now, from
 	 * the round that ran the function, and hrtimer_interrupt() ran the
 	 * callback again at once; then only the arming kept the gap, and a
 	 * sooner firing for another task broke it.

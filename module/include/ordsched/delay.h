@@ -346,11 +346,11 @@ void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
  *	PREEMPT_RT; it must not sleep (on PREEMPT_RT that rules out
  *	spinlock_t and allocating or freeing memory too), and should be
  *	short (the tasks of a scheduler run there one at a time, in
- *	deadline order); a task it queues on the same scheduler due at
- *	once runs no sooner than the interrupt has lasted so far, and 5
- *	microseconds at least, after the queueing, so that a task that
- *	queues itself again at once (a poll) leaves the CPU at least half
- *	its time
+ *	deadline order); an interrupt task it queues on the same
+ *	scheduler due at once runs no sooner than the interrupt has lasted
+ *	so far, and 5 microseconds at least, after the queueing, so that a
+ *	task that queues itself again at once (a poll) leaves the CPU at
+ *	least half its time
  *
  * Must not be called while the task is queued.
  *
