@@ -61,6 +61,8 @@ struct ktest_suite {
 /* The sequencer's misuse check (seq.c: a hand-in twice or never taken). */
 #define KT_WARNED_SEQ_MISUSE						\
 	KT_WARNED_AT("seq_hand_in|ordsched_seq_queue|ordsched_seq_cancel")
+/* A case whose one expected splat is that check's warning. */
+#define KT_CASE_SEQ_MISUSE(fn)	KT_CASE_WARNS(fn, 0, 0, KT_WARNED_SEQ_MISUSE)
 #define KT_END {}
 #define KT_SUITE(sname, array) { .name = sname, .cases = array }
 

@@ -849,12 +849,9 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(wrap_2_64),
 	KT_CASE(destroy_drains),
 	KT_CASE(stale_head),
-	KT_CASE_WARNS(queue_twice_warns, 0, 0,
-		      KT_WARNED_SEQ_MISUSE),
-	KT_CASE_WARNS(queue_far_alias_refused, 0, 0,
-		      KT_WARNED_SEQ_MISUSE),
-	KT_CASE_WARNS(misuse_keeps_parked_item, 0, 0,
-		      KT_WARNED_SEQ_MISUSE),
+	KT_CASE_SEQ_MISUSE(queue_twice_warns),
+	KT_CASE_SEQ_MISUSE(queue_far_alias_refused),
+	KT_CASE_SEQ_MISUSE(misuse_keeps_parked_item),
 	KT_END
 };
 
