@@ -30,9 +30,13 @@ DESTDIR ?=
 MODDIR ?= /lib/modules
 V ?= 0
 
-# The kernel release KDIR builds for, and where dependent module builds
-# find ordsched's headers and symbols.
-KVER = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# The kernel release KDIR builds for: the module's vermagic, uname -r on
+# that kernel, where modprobe looks, and kbuild's $(KERNELRELEASE), which
+# dependent modules use to find ordsched's Module.symvers. Not
+# include/config/kernel.release: Debian 12's 6.1 headers say 6.1.192 there
+# for 6.1.0-57-amd64 (their .kernelvariables override KERNELRELEASE).
+KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 KSRCDIR ?= $(PREFIX)/src/ordsched
 
 export PREFIX DESTDIR V

@@ -27,19 +27,39 @@
 # Nothing is installed on the host but tools: DKMS runs with private trees,
 # the staging root is a temporary folder.
 #
-# usage: check.sh BUILD_DIR KDIR
+# With more kernel build trees, install, uninstall and dkms run again for
+# each (their results named NAME.RELEASE).
+#
+# usage: check.sh BUILD_DIR KDIR [KDIR...]
 set -uo pipefail
 
 # Without -e, a failed ${1:?} in $(...) would leave build empty and go on.
-if [ $# -ne 2 ] || [ -z "$1" ] || [ ! -d "$2" ]; then
-	echo "usage: check.sh BUILD_DIR KDIR (an existing kernel build tree)" >&2
+usage() {
+	echo "usage: check.sh BUILD_DIR KDIR [KDIR...] (existing kernel build trees)" >&2
 	exit 2
+}
+if [ $# -lt 2 ] || [ -z "$1" ]; then
+	usage
 fi
+for d in "${@:2}"; do
+	[ -d "$d" ] || usage
+done
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
-kdir=$(cd "${2:?usage: check.sh BUILD_DIR KDIR}" && pwd)
-kver=$(cat "$kdir/include/config/kernel.release")
+# use_kdir KDIR: build against KDIR, whose release kver is UTS_RELEASE, as
+# the Makefile's KVER: not include/config/kernel.release, which Debian 12's
+# 6.1 headers say is 6.1.192 for 6.1.0-57-amd64.
+use_kdir() {
+	kdir=$(cd "$1" && pwd)
+	kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+		"$kdir/include/generated/utsrelease.h")
+	if [ -z "$kver" ]; then
+		echo "check.sh: $kdir has no release" >&2
+		exit 2
+	fi
+}
+use_kdir "$2"
 work=$build/packaging
 failed=0
 
@@ -130,6 +150,10 @@ check_install() {
 			{ echo "in README, not installed: $pat"; n=1; }
 	done < "$work/listed"
 	[ $n = 0 ] || return 1
+	# Where modprobe looks for the release the module says it is for.
+	f=$(modinfo -F vermagic "$stage/lib/modules/$kver/updates/ordsched.ko") || return 1
+	[ "${f%% *}" = "$kver" ] ||
+		{ echo "installed under $kver, built for ${f%% *}"; return 1; }
 	# A man page per library function.
 	for f in $(sed -n 's/^\(ordsched_[a-z_]*\);$/\1/p; s/^[ \t]*\(ordsched_[a-z_]*\);$/\1/p' \
 			"$top/userspace/lib/libordsched.map"); do
@@ -341,4 +365,10 @@ check deb_no_git check_deb_no_git
 check debs check_debs
 check dkms check_dkms
 check version check_version
+for d in "${@:3}"; do
+	use_kdir "$d"
+	check "install.$kver" check_install
+	check "uninstall.$kver" check_uninstall
+	check "dkms.$kver" check_dkms
+done
 exit $failed
