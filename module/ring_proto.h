@@ -130,9 +130,12 @@
  *      the slot is RETIRED(t) behind the tail: the loser frees it (or a
  *      taker does, late). The one exception: the turn's completer held
  *      up for a whole lap, in which a taker freed the slot, cannot tell
- *      whether a retire came first, and answers 0 too. A taker must not
- *      wait for a completer that may be preempted: lock-freedom wins over
- *      an exact answer to a program that completes a ticket twice at once.
+ *      whether a retire came first, and answers 0 too; it wakes a flag it
+ *      saw, but not one set between its load of the slot and its tail
+ *      CAS that the late free then erased: such a waiter of the handle
+ *      sleeps until its deadline. A taker must not wait for a completer
+ *      that may be preempted: lock-freedom wins over an exact answer to
+ *      a program that completes a ticket twice at once.
  *
  * Death at every instruction (the kernel runs release when the handle's
  * last file reference goes; the mapping does not hold one):
@@ -556,13 +559,15 @@ static inline int ordsched_ring_retire(const struct ordsched_ring_view *r,
  * ticket one lap on, and wake a thread of @id that flagged it (it learns
  * EALREADY). Race (d): -EALREADY if another thread of @id retired @t
  * first (the slot is freed here then); else 0, also when a taker a lap
- * on freed the slot first.
+ * on freed the slot first (whose free wakes nobody: a flag seen here
+ * is woken here).
  */
 static inline int ordsched_ring_free_turn(const struct ordsched_ring_view *r,
 					  __u32 id, __u64 t, __u64 w, void *ctx)
 {
 	__u64 *slot = ordsched_ring_slot(r, t);
 	__u64 next = ordsched_ring_word(t + r->mask + 1, 0, ORDSCHED_RING_FREE);
+	bool flagged = ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING;
 	unsigned int tries = 0;
 
 	while (!ORDSCHED_RING_CAS(slot, w, next)) {
@@ -573,9 +578,11 @@ static inline int ordsched_ring_free_turn(const struct ordsched_ring_view *r,
 		}
 		if (ordsched_ring_check(w, t, id) ||
 		    !ordsched_ring_retry(&tries))
-			return 0;
+			break;
+		flagged |= ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING;
 	}
-	if (ordsched_ring_state(w) == ORDSCHED_RING_SLEEPING)
+	/* Freed by us or, late, by a taker: a flag we saw is ours to wake. */
+	if (flagged)
 		ORDSCHED_RING_WAKE(ctx, t);
 	return 0;
 }
@@ -669,8 +676,14 @@ ordsched_ring_complete_early(const struct ordsched_ring_view *r, __u32 id,
  * Complete or trash ticket @t of handle @id. At its turn, the tail moves
  * past it first and the slot is freed after; before it, the slot is
  * retired, then the tail moves over it if it is at the front. The turn
- * (the slot ours, the tail at @t, one CAS) is the fast path: nobody else
- * moves the tail off a slot that is not retired.
+ * (the slot ours, the tail at @t, the head past it, one CAS) is the fast
+ * path: nobody else moves the tail off a slot that is not retired. The
+ * head is looked at because a claim is not yet a ticket handed out:
+ * another thread of the handle completing t (the tail, say) while its
+ * taker is between the claim and the head CAS would move the tail past
+ * the head (every take would then see a freed slot at an unchanged head:
+ * EIO); it answers EINVAL, as the kernel does. The take's own head read
+ * brings the line back anyway: one more load, no more line transfers.
  * Return: as ordsched_ring_retire().
  */
 static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
@@ -679,6 +692,7 @@ static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
 	__u64 w = ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t));
 
 	if (ordsched_ring_mine(w, t, id) && ORDSCHED_RING_LOAD(r->tail) == t &&
+	    ordsched_ring_passed(ORDSCHED_RING_LOAD(r->head), t) &&
 	    ORDSCHED_RING_CAS(r->tail, t, t + 1))
 		return ordsched_ring_turn_passed(r, id, t, w, ctx);
 	return ordsched_ring_complete_early(r, id, t, w, ctx);

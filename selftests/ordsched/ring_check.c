@@ -46,7 +46,12 @@
  *
  * Deaths at every step are explored with one or two participants (three
  * actors with the release); three participants run without deaths, their
- * state space with a death exceeds the table (25M states).
+ * state space with a death exceeds the table (25M states). Every
+ * participant is a handle of its own, but in one-handle-tail: two threads
+ * of one handle, one completing whatever ticket is at the tail, which
+ * may be a claim its taker has not handed out yet (race (d) and the head
+ * check of ordsched_ring_complete()); their commits are not logged, as a
+ * ticket may be retired under its committer there.
  *
  * Usage: ring_check [-c CONFIG] [-m MUTANT] [-l]. Prints TAP; exits 1 on
  * a failure, 2 on a checker error (state table full). With -m the checker
@@ -109,6 +114,7 @@ enum mutant {
 	M_HEAD_FIRST,	/* take moves the head, then claims the slot */
 	M_FREE_FIRST,	/* at the turn, the slot is freed before the tail moves */
 	M_TURN_NO_ADVANCE, /* at the turn, the tail moves by one and no more */
+	M_TURN_NO_HEAD,	/* the turn's tail move does not look at the head */
 	M_COUNT,
 };
 
@@ -116,6 +122,7 @@ static const char *const mutant_names[] = {
 	"none", "no-flag", "no-recheck", "drop-budget", "no-advance",
 	"unmasked", "no-help", "no-late-free", "lazy-release", "no-trash",
 	"eager-wake", "head-first", "free-first", "turn-no-advance",
+	"turn-no-head",
 };
 
 enum op {
@@ -124,6 +131,7 @@ enum op {
 	OP_WAIT,	/* wait for tk[arg], then commit it */
 	OP_COMPLETE,	/* complete tk[arg] */
 	OP_TRASH,	/* trash tk[arg] (before its turn: early) */
+	OP_TAIL,	/* complete whatever ticket the tail is at */
 };
 
 enum status { ST_IDLE, ST_RUN, ST_DONE, ST_DEAD, ST_STUCK };
@@ -141,7 +149,8 @@ struct config {
 	__u64 start;			/* first ticket */
 	/*
 	 * Per participant, words of an op letter and a tk[] index:
-	 * t take, w wait and commit, c complete, x trash.
+	 * t take, w wait and commit, c complete, x trash, T complete the
+	 * ticket at the tail (the index unused).
 	 */
 	const char *prog[MAXP];
 	struct script script[MAXP];	/* parsed from prog */
@@ -150,6 +159,12 @@ struct config {
 	unsigned int max_timeouts;	/* per participant */
 	unsigned int scribbles;		/* writes by the scribbler */
 	unsigned int release_budget;
+	/*
+	 * All participants are threads of one handle (id 1), without
+	 * deaths: a ticket may be retired by another thread, and a wait
+	 * or a complete of it answer EALREADY; commits are not logged.
+	 */
+	bool one_handle;
 };
 
 /* One actor's part of the state; all bytes are hashed, keep it zeroed. */
@@ -310,7 +325,8 @@ static bool refused(const __u64 *p, __u64 old, __u64 new)
 	case M_NO_HELP:
 		/* Only help_head() CASes the head in complete and release. */
 		return p == &W->head &&
-		       (k == K_RELEASE || op == OP_COMPLETE || op == OP_TRASH);
+		       (k == K_RELEASE || op == OP_COMPLETE || op == OP_TRASH ||
+			op == OP_TAIL);
 	case M_NO_LATE_FREE:
 		return is_slot(p) && k == K_PART && op == OP_TAKE &&
 		       ordsched_ring_diff(new, old) > 0 &&
@@ -533,12 +549,51 @@ static int complete_turn_mutant(__u32 id, __u64 t)
 	return ret;
 }
 
+/*
+ * The turn-no-head mutant's complete: the fast path of an earlier
+ * ordsched_ring_complete(), which moved the tail off a claimed ticket
+ * whose head CAS had not come yet (another thread of the handle
+ * completing the tail): the tail passes the head.
+ */
+static int complete_no_head(__u32 id, __u64 t)
+{
+	__u64 w = chk_load(ordsched_ring_slot(&uview, t));
+
+	if (ordsched_ring_mine(w, t, id) && chk_load(uview.tail) == t &&
+	    chk_cas(uview.tail, t, t + 1))
+		return ordsched_ring_turn_passed(&uview, id, t, w, NULL);
+	return ordsched_ring_complete_early(&uview, id, t, w, NULL);
+}
+
+/* Complete @t of handle @id, as the mutant in force does. */
+static int complete(__u32 id, __u64 t)
+{
+	int ret;
+
+	switch (mutant) {
+	case M_NO_ADVANCE:
+		return ordsched_ring_retire(&uview, id, t, NULL);
+	case M_EAGER_WAKE:
+		ret = ordsched_ring_retire(&uview, id, t, NULL);
+		if (!ret)
+			ordsched_ring_advance(&uview, ~0U, true, NULL);
+		return ret;
+	case M_FREE_FIRST:
+	case M_TURN_NO_ADVANCE:
+		return complete_turn_mutant(id, t);
+	case M_TURN_NO_HEAD:
+		return complete_no_head(id, t);
+	default:
+		return ordsched_ring_complete(&uview, id, t, NULL);
+	}
+}
+
 /* One operation of a participant's script, from its start. */
 static void run_part(void)
 {
 	struct actor *a = A();
 	unsigned int arg = cfg->script[cur].arg[a->pc];
-	__u32 id = cur + 1;
+	__u32 id = cfg->one_handle ? 1 : cur + 1;
 	__u64 t;
 	int ret;
 
@@ -590,6 +645,16 @@ static void run_part(void)
 		}
 		if (cfg->scribbles)
 			break;
+		/*
+		 * Threads of one handle, one completing the tail: it may
+		 * retire a ticket before, or while, its waiter commits (a
+		 * program's race, not the protocol's): the answer is all
+		 * there is to check.
+		 */
+		if ((!ret || ret == -EALREADY) && cfg->one_handle) {
+			a->committed |= 1 << a->pc;
+			break;
+		}
 		if (ret)
 			fail("actor %d: wait for %" PRIu64 " returned %d", cur,
 			     (uint64_t)a->tk[arg], ret);
@@ -600,20 +665,23 @@ static void run_part(void)
 	case OP_TRASH:
 		if (!(a->taken & 1 << arg))
 			break;
-		if (mutant == M_NO_ADVANCE) {
-			ret = ordsched_ring_retire(&uview, id, a->tk[arg], NULL);
-		} else if (mutant == M_EAGER_WAKE) {
-			ret = ordsched_ring_retire(&uview, id, a->tk[arg], NULL);
-			if (!ret)
-				ordsched_ring_advance(&uview, ~0U, true, NULL);
-		} else if (mutant == M_FREE_FIRST ||
-			   mutant == M_TURN_NO_ADVANCE) {
-			ret = complete_turn_mutant(id, a->tk[arg]);
-		} else
-			ret = ordsched_ring_complete(&uview, id, a->tk[arg], NULL);
+		ret = complete(id, a->tk[arg]);
+		if (ret == -EALREADY && cfg->one_handle)
+			break;
 		if (ret && !cfg->scribbles)
 			fail("actor %d: complete of %" PRIu64 " returned %d", cur,
 			     (uint64_t)a->tk[arg], ret);
+		break;
+	case OP_TAIL:
+		/*
+		 * A ticket this thread may never have been told of: a claim
+		 * not yet handed out is EINVAL, one retired is EALREADY.
+		 */
+		t = chk_load(uview.tail);
+		ret = complete(id, t);
+		if (ret && ret != -EINVAL && ret != -EALREADY)
+			fail("actor %d: complete of the tail %" PRIu64
+			     " returned %d", cur, (uint64_t)t, ret);
 		break;
 	}
 	next_op();
@@ -1049,6 +1117,9 @@ static bool parse(struct config *c)
 			case 'x':
 				c->script[i].op[n] = OP_TRASH;
 				break;
+			case 'T':
+				c->script[i].op[n] = OP_TAIL;
+				break;
 			default:
 				return false;
 			}
@@ -1331,6 +1402,9 @@ static const struct config configs[] = {
 	  .prog = { "t0 w0 c0 t0 w0 c0" }, .scribbles = 2,
 	  .can_die = 1, .max_deaths = 1, .max_timeouts = 1,
 	  .release_budget = 2 },
+	{ .name = "two.2slots.one-handle-tail", .slots = 2, .parts = 2,
+	  .prog = { "t0 w0 c0 t0 w0 c0", "T0 T0" }, .one_handle = true,
+	  .release_budget = 4 },
 	{ .name = "three.4slots", .slots = 4, .parts = 3,
 	  .prog = { "t0 w0 c0", "t0 w0 c0", "t0 w0 c0" },
 	  .can_die = 0, .max_deaths = 0, .max_timeouts = 0,
