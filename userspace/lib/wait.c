@@ -192,13 +192,22 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	 * scan that found the flag still set on our slot (and skipped it)
 	 * is seen here, and we set it again.
 	 */
-	if ((others || __atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST)) &&
-	    os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
+	if (!others && !__atomic_load_n(&os->pollable, __ATOMIC_SEQ_CST))
+		return ret;
+	if (os_ring_cas(slot, ordsched_ring_word(ticket, os->ring_id,
 						 ORDSCHED_RING_OWNED),
 			ordsched_ring_word(ticket, os->ring_id,
-					   ORDSCHED_RING_SLEEPING)) &&
-	    os_ring_load(os->view.tail) == ticket)
+					   ORDSCHED_RING_SLEEPING))) {
+		if (os_ring_load(os->view.tail) == ticket)
+			ordsched__ring_wake(os, ticket);
+	} else if (others) {
+		/*
+		 * The word moved on while the flag was down: the ticket was
+		 * completed or trashed, and its mover found no flag to wake.
+		 * Our waiters learn EALREADY (or that another flag is up).
+		 */
 		ordsched__ring_wake(os, ticket);
+	}
 	return ret;
 }
 
@@ -297,9 +306,15 @@ static inline int ring_turn(const struct ordsched *os, uint64_t ticket)
 {
 	__u64 w = os_ring_load(ordsched_ring_slot(&os->view, ticket));
 
-	if (ordsched_ring_mine(w, ticket, os->ring_id))
+	/*
+	 * The head too: a ticket claimed by a take of ours still between its
+	 * claim and its head CAS is not handed out yet (EINVAL, as the
+	 * kernel answers): see ordsched_ring_complete().
+	 */
+	if (ordsched_ring_mine(w, ticket, os->ring_id) &&
+	    ordsched_ring_passed(os_ring_load(os->view.head), ticket))
 		return 0;
-	return ordsched_ring_check(w, ticket, os->ring_id);
+	return ordsched_ring_check_live(&os->view, ticket, os->ring_id);
 }
 
 /* The turn not there yet: spin, then sleep if it still is not. */
