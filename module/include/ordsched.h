@@ -76,8 +76,13 @@
  * the function that runs it. A call that is not allowed in hard interrupt
  * context may take spinlock_t locks: on PREEMPT_RT, where those sleep, it
  * must not be made with preemption disabled or under a raw spinlock.
- * ordsched's own workqueues have rescuers (WQ_MEM_RECLAIM): reclaim paths
- * may pass no workqueue of their own.
+ * ordsched's own workqueue has a rescuer (WQ_MEM_RECLAIM), but every
+ * instance that passes no workqueue shares it, and its one rescuer: under
+ * memory pressure one user's item that sleeps (allocates, waits) holds up
+ * the others'. As the workqueue rules ask of every user on a reclaim path
+ * (writeback, a block driver's completions), such a user passes a
+ * WQ_MEM_RECLAIM workqueue of its own. No part takes a BH workqueue
+ * (WQ_BH) where what it runs there may sleep: each @wq says.
  *
  * Flush, destroy and the waits for room (ordsched_seq_tickets_wait(),
  * ordsched_pipeline_queue_wait()) wait for work items of the instance's

@@ -78,9 +78,10 @@ struct ordsched_delay_task;
  * typedef ordsched_delay_fn - the work of one delayed task
  * @task: the task that is due
  *
- * Runs in the target's context: process context for both a workqueue and
- * a stream, so it may sleep (holding up the tasks behind it on an ordered
- * workqueue or on its stream); hard interrupt with interrupts off, also on
+ * Runs in the target's context: process context for a workqueue and a
+ * stream, so it may sleep (holding up the tasks behind it on an ordered
+ * workqueue or on its stream), but softirq context on a BH workqueue
+ * (WQ_BH), where it must not; hard interrupt with interrupts off, also on
  * PREEMPT_RT, for a task initialized by ordsched_delay_task_init_irq(),
  * so it must not sleep, nor take a spinlock_t or allocate or free memory
  * on PREEMPT_RT, where those sleep (and it holds up the scheduler's other
@@ -310,8 +311,9 @@ void ordsched_delay_destroy(struct ordsched_delay *d);
  * @task: the task, embedded in the caller's structure; not on the stack
  * @fn: what to run when the task is due
  * @wq: the workqueue to run it on (NULL: ordsched's own unbound
- *	workqueue). On an ordered workqueue, tasks run in the order they are
- *	handed over: by deadline, ties in queueing order.
+ *	workqueue); a BH one (WQ_BH) runs @fn in softirq context, where it
+ *	must not sleep. On an ordered workqueue, tasks run in the order they
+ *	are handed over: by deadline, ties in queueing order.
  *
  * Must not be called while the task is queued.
  *

@@ -72,7 +72,8 @@ struct ordsched_pipeline_ops {
  *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @ops: the steps (required)
  * @wq: workqueue for the parallel steps and hand-offs (NULL: ordsched's
- *	own unbound workqueue)
+ *	own unbound workqueue); not a BH one (WQ_BH), as parallel steps may
+ *	sleep
  * @ring_order: as in &struct ordsched_seq_params; the window is the most
  *	jobs in flight, counting each from its queueing until the serial
  *	steps of it and of every job queued before it have run (a job

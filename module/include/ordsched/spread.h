@@ -91,7 +91,7 @@ struct ordsched_spread_ops {
  * @budget: most jobs one run dispatches before it requeues itself (0:
  *	default 64)
  * @wq: the workqueue the spreader runs on (NULL: ordsched's own unbound
- *	workqueue)
+ *	workqueue); not a BH one (WQ_BH), as the callbacks may sleep
  */
 struct ordsched_spread_params {
 	const char *name;
