@@ -65,6 +65,7 @@
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -97,6 +98,8 @@ struct keyed_bucket {
 struct ordsched_keyed {
 	struct keyed_bucket *buckets;
 	unsigned int order;
+	/* Random per executor: no key set collides on every machine. */
+	u64 seed;
 	struct workqueue_struct *wq;
 	/* Taken by rollups around their bucket locks; see the top comment. */
 	spinlock_t rollup_lock;
@@ -117,7 +120,7 @@ ORDSCHED_COUNTERS(keyed_counters, struct ordsched_keyed_stats, 0,
 
 static struct keyed_bucket *keyed_bucket(struct ordsched_keyed *kx, u64 key)
 {
-	return &kx->buckets[hash_64(key, kx->order)];
+	return &kx->buckets[hash_64(key ^ kx->seed, kx->order)];
 }
 
 /* The head token of @key, NULL if the key is idle. */
@@ -693,6 +696,7 @@ ordsched_keyed_create(const struct ordsched_keyed_params *params)
 		INIT_HLIST_HEAD(&kx->buckets[i].heads);
 	}
 	kx->order = order;
+	kx->seed = get_random_u64();
 	kx->wq = p->wq ?: ordsched_wq;
 	spin_lock_init(&kx->rollup_lock);
 	init_waitqueue_head(&kx->waitq);

@@ -112,10 +112,14 @@ struct ordsched_keyed_task {
  * @name: names its debugfs folder, "<name>.<id>" (copied, at most 31
  *	bytes, a '/' there as '_'; NULL: the kind's name)
  * @wq: the workqueue tasks run on (NULL: ordsched's own unbound
- *	workqueue)
+ *	workqueue); not a BH one (WQ_BH), as tasks may sleep
  * @hash_order: the hash table of live keys has 1 << @hash_order buckets
  *	(0: default 8, at most 16); size it for the keys live at one time,
- *	not for every key ever used
+ *	not for every key ever used. Keys sharing a bucket share its lock
+ *	and its chain, which a queue, run or cancel walks under it: the
+ *	hash is seeded at random per executor, but not cryptographic, so
+ *	keys an adversary picks (flow ids, say) are best hashed by the
+ *	caller first (siphash() with a secret key)
  */
 struct ordsched_keyed_params {
 	const char *name;
