@@ -150,15 +150,17 @@ struct ordsched_take {
  * @pad: in: 0
  *
  * Returns 0 when @ticket is the tail. ETIMEDOUT: the deadline passed.
- * EINTR (or a transparent restart): a signal came; the deadline being
- * absolute, a restart does not stretch it. EPERM: another handle holds
+ * EINTR (or a transparent restart): a signal came, or task work that the
+ * kernel queued to the thread with a notification (io_uring's, for one),
+ * after which the call restarts; the deadline being absolute, a restart
+ * does not stretch it. EPERM: another handle holds
  * @ticket. EALREADY: @ticket was completed or trashed (also when that
  * happens during the wait). EBUSY: ORDSCHED_MAX_WAITERS_HANDLE threads
  * are already in a wait on the handle (from when it began to until it
  * returns, woken or not), or ORDSCHED_MAX_WAITERS_DOMAIN on its domain,
  * when the wait begins (also for the sleeps of
  * ORDSCHED_IOC_COMPLETE_WAIT and ORDSCHED_IOC_RING_WAIT): never once it
- * slept, unless a signal's restart begins it again; a wait that finds
+ * slept, unless a restart (see EINTR) begins it again; a wait that finds
  * its turn at once never answers it. A wait whose deadline is in the past
  * answers it too (it only checks, but the limits come first).
  */
@@ -257,7 +259,8 @@ struct ordsched_new_handle {
  *	ORDSCHED_IOC_RING_WAKE wakes counts, also one whose turn has not
  *	come and whose ticket is still held: it sleeps again
  * @timeouts: out: waits that reached their deadline
- * @interrupts: out: waits interrupted by a signal
+ * @interrupts: out: waits interrupted by a signal, or by task work that
+ *	restarts them (see struct ordsched_wait's EINTR)
  * @full: out: take commands answered EAGAIN
  * @held: out: tickets this handle holds
  * @handle_taken: out: tickets this handle took (in a ring domain, with
