@@ -338,6 +338,8 @@ TEST(no_syscalls_uncontended)
 struct sleeper {
 	struct ordsched *os;
 	uint64_t t;
+	uint64_t deadline;
+	uint64_t end;
 	int ret;
 };
 
@@ -345,7 +347,8 @@ static void *sleeper_thread(void *arg)
 {
 	struct sleeper *s = arg;
 
-	s->ret = ordsched_wait(s->os, s->t, ordsched_deadline_in(10 * SEC));
+	s->ret = ordsched_wait(s->os, s->t, s->deadline);
+	s->end = ordsched_now();
 	return NULL;
 }
 
@@ -364,11 +367,14 @@ TEST(sleeper_is_woken)
 	s.os = os;
 	ASSERT_EQ(0, ordsched_take(os, &a));
 	ASSERT_EQ(0, ordsched_take(os, &s.t));
+	s.deadline = ordsched_deadline_in(10 * SEC);
 	ASSERT_EQ(0, pthread_create(&th, NULL, sleeper_thread, &s));
 	usleep(100000);
 	ASSERT_EQ(0, ordsched_complete(os, a));
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, s.ret);
+	/* Woken, not found at its turn when its deadline came. */
+	EXPECT_LT(s.end + SEC, s.deadline);
 	EXPECT_EQ(0, ordsched_complete(os, s.t));
 	ordsched_close(os);
 }
@@ -447,7 +453,7 @@ static void killed_holder(struct __test_metadata *_metadata,
 	struct killer k;
 	pthread_t th;
 	int pfd[2], status, ret;
-	uint64_t a, b;
+	uint64_t a, b, deadline;
 
 	ret = open_mode(_metadata, flags, &os);
 	if (ret == -EOPNOTSUPP)
@@ -476,7 +482,10 @@ static void killed_holder(struct __test_metadata *_metadata,
 		kill(k.pid, SIGKILL);
 		ASSERT_EQ(k.pid, waitpid(k.pid, &status, 0));
 	}
-	EXPECT_EQ(0, ordsched_wait(os, b, ordsched_deadline_in(10 * SEC)));
+	deadline = ordsched_deadline_in(10 * SEC);
+	EXPECT_EQ(0, ordsched_wait(os, b, deadline));
+	/* Woken by the release, not found at its turn at the deadline. */
+	EXPECT_LT(ordsched_now() + SEC, deadline);
 	EXPECT_EQ(b, ordsched_tail(os));
 	if (sleep) {
 		pthread_join(th, NULL);

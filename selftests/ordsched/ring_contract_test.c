@@ -244,6 +244,20 @@ static bool waiter_done(struct waiter *w)
 	return __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Join a waiter that a wake-up must end: it returned at least a second
+ * before its deadline. A lost wake-up would otherwise pass: at its
+ * deadline the kernel looks once more, and finds the turn (or the ticket
+ * retired) that should have woken it.
+ */
+#define WAITER_JOIN_WOKEN(wt) do {					\
+	__u64 _dl = (wt)->cmd == ORDSCHED_IOC_RING_WAIT ?		\
+		    (wt)->a.rw.deadline_ns : (wt)->a.w.deadline_ns;	\
+	pthread_join((wt)->th, NULL);					\
+	EXPECT_LT((wt)->end + SEC, _dl)					\
+		TH_LOG("the waiter was not woken: it ran to its deadline"); \
+} while (0)
+
 /* A thread blocked in poll(). */
 struct poller {
 	int fd;
@@ -369,7 +383,7 @@ static void pair_woken(struct __test_metadata *_metadata,
 	EXPECT_FALSE(waiter_done(&w));
 	/* Our userspace completion sees the flag and wakes it. */
 	ASSERT_EQ(0, u_complete_turn(r, r->fd, t0));
-	pthread_join(w.th, NULL);
+	WAITER_JOIN_WOKEN(&w);
 	EXPECT_EQ(0, w.ret);
 	ASSERT_EQ(0, stats(self->fb, &st));
 	EXPECT_LE(1, st.wakeups);
@@ -388,7 +402,7 @@ static void pair_trashed_during_wait(struct __test_metadata *_metadata,
 	pair_take(_metadata, self, how, &t0, &t1);
 	waiter_asleep(_metadata, &w, &st, self->fb, cmd, t1, 5 * SEC);
 	EXPECT_EQ(0, dev_trash(self->fb, t1, 1));
-	pthread_join(w.th, NULL);
+	WAITER_JOIN_WOKEN(&w);
 	EXPECT_EQ(-EALREADY, w.ret);
 }
 
@@ -1419,7 +1433,7 @@ TEST_F(pair, ring_wake_ahead_no_early_return)
 	EXPECT_LE(st.wakeups + 1, st2.wakeups);
 	/* Now its turn: moved with a wake. */
 	ASSERT_EQ(0, u_complete_turn(&self->r, self->r.fd, t1));
-	pthread_join(w.th, NULL);
+	WAITER_JOIN_WOKEN(&w);
 	EXPECT_EQ(0, w.ret);
 }
 
@@ -1435,7 +1449,7 @@ TEST_F(pair, ring_wake_wakes_unflagged_waiter)
 		      10 * SEC);
 	ASSERT_EQ(0, u_complete_turn(&self->r, -1, t0));
 	EXPECT_EQ(0, ring_wake(self->r.fd, t1));
-	pthread_join(w.th, NULL);
+	WAITER_JOIN_WOKEN(&w);
 	EXPECT_EQ(0, w.ret);
 }
 
@@ -1555,7 +1569,7 @@ TEST_F(ring, sigkill_holder_wakes_waiter)
 	EXPECT_FALSE(waiter_done(&w));
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	pthread_join(w.th, NULL);
+	WAITER_JOIN_WOKEN(&w);
 	EXPECT_EQ(0, w.ret);
 	EXPECT_EQ(2, ld(self->r.tail));
 	ASSERT_EQ(0, stats(self->r.fd, &st));
@@ -1825,7 +1839,7 @@ TEST_F(pair, complete_at_tail_counts_one_wakeup)
 	usleep(50 * 1000);
 	ASSERT_EQ(0, stats(self->fb, &st));
 	ASSERT_EQ(0, dev_complete(self->r.fd, t0, 1));
-	pthread_join(w.th, NULL);
+	WAITER_JOIN_WOKEN(&w);
 	EXPECT_EQ(0, w.ret);
 	ASSERT_EQ(0, stats(self->fb, &st2));
 	EXPECT_EQ(st.wakeups + 1, st2.wakeups);

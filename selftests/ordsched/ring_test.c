@@ -1485,6 +1485,8 @@ TEST(forged_wake_storm)
 	EXPECT_EQ(0, ordsched_ring_complete(&a.v, a.id, 0, &a.ctx));
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, s.ret);
+	/* Woken: at its deadline the kernel would find the turn anyway. */
+	EXPECT_LT(now_ns() + SEC, s.deadline_ns);
 	EXPECT_EQ(0, ordsched_ring_complete(&b.v, b.id, 1, &b.ctx));
 	EXPECT_EQ(2, ring_load(a.v.tail));
 
