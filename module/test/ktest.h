@@ -34,8 +34,10 @@ struct ktest_case {
 	unsigned int odebug_min, odebug_max;
 	/*
 	 * Such a case's own reports: extended regular expressions, each
-	 * of which a line of the boot's splats (as selftests/qemu/lib.sh
-	 * collects them) must match once the case ran. A WARN_ONCE() that
+	 * of which a line of the boot's console log must match once the
+	 * case ran (selftests/qemu/lib.sh; not the lines that name these
+	 * expectations): a WARNING line, or a WARN()'s message, which
+	 * tells apart two warnings of one function. A WARN_ONCE() that
 	 * an earlier case fired counts: the boot is what is judged. Cases
 	 * whose reports are debug objects' leave these out (their count
 	 * is checked, see above). The expression goes to the kernel log

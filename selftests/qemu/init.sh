@@ -10,7 +10,7 @@
 #	ok NAME | not ok NAME | skip NAME [# why]
 #	log TEXT		diagnostics, shown by run.sh
 #	time NAME SECONDS	how long a test took (run.sh names the slowest)
-#	expect-splat NAME RE	a splat line of this boot must match the
+#	expect-splat NAME RE	a console line of this boot must match the
 #				extended regular expression RE (a case that
 #				warns on purpose: its warning came)
 #	END			the guest finished (a missing END is a crash or hang)

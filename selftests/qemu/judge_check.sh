@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest harness's judge, on the host: lib.sh's evaluate() and judge()
+# fed made-up boots (results.log, console.log, qemu.status), each with
+# one defect that must fail the boot, and one clean boot that must pass.
+# The guest self-check proves that kernel faults are caught; this proves
+# the bookkeeping: a result planned and never reported, a plan's count
+# short, a result reported twice, a crash or a hang, a skip not listed,
+# a warning expected and missing, a race never won, taint.
+# Prints one "ok"/"not ok" line per case; exits non-zero if any failed.
+#
+# usage: judge_check.sh
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=selftests/qemu/lib.sh
+. "$here/lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mode=check
+failed=0
+
+# boot LABEL STATUS: a made-up boot, its results.log from standard input;
+# its console.log is CONSOLE (default: a clean one).
+boot_of() {
+	local out=$work/logs/$1
+	mkdir -p "$out"
+	cat > "$out/results.log"
+	echo "$2" > "$out/qemu.status"
+	printf '%s\n' "[    0.000000] Linux version 6.1.0" \
+		"${CONSOLE:-[    1.000000] ordsched: loaded}" > "$out/console.log"
+}
+
+# expect CASE LABEL WANT_FAILED PATTERN [EXPECTED_RE]: judge the boot;
+# WANT_FAILED results must fail (0: none), and a line of the output must
+# match PATTERN.
+expect() {
+	local name=$1 label=$2 want=$3 pat=$4 out before=$FAILED
+	# Not in a $(...): the counts judge() keeps would stay there.
+	judge test "$label" "${5:-}" > "$work/out" 2>&1
+	out=$(cat "$work/out")
+	if [ $((FAILED - before)) = "$want" ] && grep -qE -- "$pat" <<<"$out"; then
+		echo "ok judge_check.$name"
+	else
+		echo "not ok judge_check.$name # $((FAILED - before)) failed, $want expected; no line matches '$pat'"
+		sed 's/^/#   /' <<<"$out" | head -n 20
+		failed=1
+	fi
+}
+
+CLEAN=$'plan a.one\nok a.one\nplan-count b 2\nok b.x\nok b.y\ntaint 0 0\nEND'
+
+boot_of clean 0 <<<"$CLEAN"
+expect clean clean 0 '^ok test: guest.kernel_log'
+
+boot_of never 0 <<<$'plan a.one\nplan a.two\nok a.one\ntaint 0 0\nEND'
+expect planned_never_reported never 1 'a.two # planned, never reported'
+
+boot_of short 0 <<<$'plan-count b 3\nok b.x\nok b.y\ntaint 0 0\nEND'
+expect plan_count_short short 1 'b.plan # 3 planned, 2 reported'
+
+boot_of twice 0 <<<$'plan-count b 2\nok b.x\nok b.x\ntaint 0 0\nEND'
+expect reported_twice twice 1 'b.x # reported twice'
+
+boot_of crash 1 <<<$'plan a.one\nok a.one\ntaint 0 0'
+expect crash crash 1 'guest.finished # the guest stopped early'
+
+boot_of hang 124 <<<$'plan a.one\nok a.one\ntaint 0 0'
+expect hang hang 1 'guest.finished # timed out'
+
+CONSOLE='[    2.000000] BUG: kernel NULL pointer dereference, address: 0' \
+	boot_of splat 0 <<<"$CLEAN"
+expect splat splat 1 'guest.kernel_log # 1 splat lines'
+
+boot_of unlisted 0 <<<$'plan a.one\nskip a.one # no reason anyone listed\ntaint 0 0\nEND'
+expect unlisted_skip unlisted 1 'a.one # skipped, and not a skip listed'
+
+# A warning expected of a case: its message on a console line passes;
+# the line that names the expectation does not count.
+CONSOLE='[    2.000000] ordsched: the warning came' \
+	boot_of warned 0 <<<$'ok w.case\nexpect-splat w.case the warning came\ntaint 0 0\nEND'
+expect expected_warning warned 0 'ok test: w.case.splat1'
+CONSOLE='[    2.000000] # expect-splat w.case the warning came' \
+	boot_of unwarned 0 <<<$'ok w.case\nexpect-splat w.case the warning came\ntaint 0 0\nEND'
+expect expected_warning_missing unwarned 1 'w.case.splat1 # no console line matches'
+
+# W (512) gained, no warning expected.
+boot_of tainted 0 <<<$'plan a.one\nok a.one\ntaint 512 0\nEND'
+expect taint tainted 1 'guest.taint # the kernel gained taint W'
+
+# A race lost on every kernel that ran it fails once, over the run.
+boot_of raced 0 <<<$'plan-count ktest 1\nskip ktest.promise_delay.x # too slow to queue before the deadline\ntaint 0 0\nEND'
+expect race_skip raced 0 'skip test: ktest.promise_delay.x'
+before=$FAILED
+races_ran > "$work/out"
+out=$(cat "$work/out")
+if [ $((FAILED - before)) = 1 ] && grep -q 'promise_delay.x # skipped for its race' <<<"$out"; then
+	echo "ok judge_check.race_never_won"
+else
+	echo "not ok judge_check.race_never_won # $out"
+	failed=1
+fi
+exit $failed
