@@ -96,13 +96,17 @@
  * its target gives it back, which takes as long as that worker takes to
  * reach d->lock. Meanwhile nothing that sorts after it may be handed
  * over, or a later task would reach the target first. So d->moved counts
- * the MOVED tasks and d->moved_deadline/seq keep the least place any of
- * them took since there were none (never later than theirs: it may hold
- * back a little more, never less); a hand-over stops at a task at or
- * after it, and neither the callback nor the re-arm wakes up for such a
- * task. The last one given back kicks the dispatch work if anything was
- * held back. The wait is bounded: the target has started the task and
- * only takes d->lock before anything else.
+ * the MOVED tasks and d->moved_deadline/seq keep the least of their
+ * places; a hand-over stops at a task at or after it, and neither the
+ * callback nor the re-arm wakes up for such a task. The first
+ * DELAY_MOVED_KNOWN of them are on record (d->moved_task), so that the
+ * place is recomputed as each is given back or moved again: a task given
+ * back is not held by its own old place, and what sorted before the
+ * others' goes on. Beyond that many at once, until none is left, the
+ * place is the least any took (never later than theirs: it may hold back
+ * more, never less). A task given back kicks the dispatch work if
+ * anything was held back. The wait is bounded: the target has started
+ * the task and only takes d->lock before anything else.
  *
  * Slack: the tree is ordered by deadline, so that ties and the deadline
  * order hold whatever the slack. The timer is armed for the range from the
@@ -350,6 +354,12 @@
 #define DELAY_SLACK_WALK	16
 
 /*
+ * Moved tasks on record at once (each is one a worker has started and
+ * not yet given back): their held place is exact, see delay_move().
+ */
+#define DELAY_MOVED_KNOWN	4
+
+/*
  * Far wheels a scheduler has at most: one per possible CPU up to this
  * many, then CPUs share them (see "Why per-CPU wheels"). get_stats holds
  * every wheel's lock at once, with interrupts off, and each raw lock held
@@ -513,14 +523,17 @@ struct ordsched_delay {
 	/* A RUN stop: every pending task is due now. */
 	bool run_now;
 	/*
-	 * Tasks MOVED, not yet given back; the least deadline and seq any
-	 * of them took since there were none; whether a hand-over stopped
-	 * there. See "Moved tasks keep their place" above.
+	 * Tasks MOVED, not yet given back; the least deadline and seq of
+	 * theirs; whether a hand-over stopped there; the first of them, and
+	 * whether more came at once (the place is then a bound). See "Moved
+	 * tasks keep their place" above.
 	 */
 	unsigned int moved;
 	bool moved_held;
+	bool moved_lost;
 	ktime_t moved_deadline;
 	u64 moved_seq;
+	struct ordsched_delay_task *moved_task[DELAY_MOVED_KNOWN];
 	u8 color;
 	struct work_struct dispatch;
 	/* Wakes @idle: wake_up() takes a spinlock_t, not under d->lock. */
@@ -630,9 +643,52 @@ static struct ordsched_delay_task *delay_first(struct ordsched_delay *d)
 	return node ? node_to_task(node) : NULL;
 }
 
+/* Nothing that sorts at or after @task's place is handed over. */
+static void delay_moved_hold_at(struct ordsched_delay *d,
+				const struct ordsched_delay_task *task)
+{
+	d->moved_deadline = task->deadline;
+	d->moved_seq = task->seq;
+}
+
+/* The place held: the least of the moved tasks on record. */
+static void delay_moved_place(struct ordsched_delay *d)
+{
+	const struct ordsched_delay_task *t, *least = NULL;
+	unsigned int i;
+
+	lockdep_assert_held(&d->lock);
+	for (i = 0; i < DELAY_MOVED_KNOWN; i++) {
+		t = d->moved_task[i];
+		if (t && (!least || t->deadline < least->deadline ||
+			  (t->deadline == least->deadline &&
+			   t->seq < least->seq)))
+			least = t;
+	}
+	if (least)
+		delay_moved_hold_at(d, least);
+}
+
+/* @task is MOVED now: on record if there is room, else the place a bound. */
+static void delay_moved_add(struct ordsched_delay *d,
+			    struct ordsched_delay_task *task)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&d->lock);
+	d->moved++;
+	for (i = 0; i < DELAY_MOVED_KNOWN; i++) {
+		if (!d->moved_task[i]) {
+			d->moved_task[i] = task;
+			return;
+		}
+	}
+	d->moved_lost = true;
+}
+
 /*
  * Must @task, due, wait for a moved task to be given back, which may sort
- * before it? Noted, so that the last one given back kicks the dispatch.
+ * before it? Noted, so that the next one given back kicks the dispatch.
  */
 static bool delay_moved_holds(struct ordsched_delay *d,
 			      const struct ordsched_delay_task *task)
@@ -1093,7 +1149,8 @@ static void delay_wheel_lower(struct ordsched_delay *d, u64 pos)
 /*
  * Take a pending task out of the tree or its wheel. The last task of a
  * bucket takes the bucket's bit along, so that a cancelled timeout costs
- * no dispatch work later (the timer may still fire, and re-arm).
+ * no dispatch work later (the timer may still fire at the bucket's stop,
+ * finds the wheels empty there when it counts again, and re-arms).
  */
 static __always_inline void
 delay_unlink(struct ordsched_delay *d, struct ordsched_delay_task *task,
@@ -1461,6 +1518,16 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	d->stats.expiries++;
 	/* A wheel's task may be due before the tree's: the work sorts it. */
 	wheels = delay_wheels_due(d, now);
+	if (wheels && !d->dispatching) {
+		/*
+		 * Cancelled far tasks leave their stop behind (only the
+		 * bucket's bit goes): look again before waking the work for
+		 * an empty bucket, which would take a lone interrupt task
+		 * through a worker. A few locks, once per stale stop.
+		 */
+		delay_wheels_recount(d);
+		wheels = delay_wheels_due(d, now);
+	}
 	if (!d->dispatching && !wheels) {
 		n = delay_hand_over_due(d, now, DELAY_DIRECT, false);
 		d->stats.direct += n;
@@ -1645,15 +1712,26 @@ delay_cancelled(struct ordsched_delay *d, struct ordsched_delay_task *task,
 
 /*
  * A moved task is back from its target, under d->lock, and is about to be
- * put in the tree again (or run or cancelled by a stop): once none is
- * left, what they held back may be handed over. Put back with d->lock
- * still held, so the dispatch kicked here finds it in the tree (one held
- * back is due, so it goes in the tree, not in a wheel).
+ * put in the tree again (or run or cancelled by a stop): what sorted
+ * before the place of the others may be handed over. Put back with
+ * d->lock still held, so the dispatch kicked here finds it in the tree
+ * (one held back is due, so it goes in the tree, not in a wheel); one
+ * still held is noted again there.
  */
-static void delay_moved_back(struct ordsched_delay *d)
+static void delay_moved_back(struct ordsched_delay *d,
+			     struct ordsched_delay_task *task)
 {
+	unsigned int i;
+
 	lockdep_assert_held(&d->lock);
-	if (--d->moved || !d->moved_held)
+	for (i = 0; i < DELAY_MOVED_KNOWN; i++)
+		if (d->moved_task[i] == task)
+			d->moved_task[i] = NULL;
+	if (!--d->moved)
+		d->moved_lost = false;
+	else if (!d->moved_lost)
+		delay_moved_place(d);
+	if (!d->moved_held)
 		return;
 	d->moved_held = false;
 	delay_kick(d);
@@ -1682,7 +1760,7 @@ static void delay_run(struct ordsched_delay_task *task)
 	local_irq_save(flags);
 	delay_raw_lock(&d->lock);
 	if (task->state == DELAY_MOVED) {
-		delay_moved_back(d);
+		delay_moved_back(d, task);
 		if (task->cancelling) {
 			delay_cancelled(d, task, true, DELAY_CENTRAL);
 			delay_wake_sync(d);
@@ -1822,7 +1900,7 @@ delay_move(struct ordsched_delay *d, struct ordsched_delay_task *task,
 			return delay_insert(d, task, deadline, slack, base);
 		/* Started: the trampoline will put it back in the tree. */
 		task->state = DELAY_MOVED;
-		d->moved++;
+		delay_moved_add(d, task);
 		fallthrough;
 	case DELAY_MOVED:
 		/* Queued when moved: behind the tasks queued so far. */
@@ -1830,10 +1908,10 @@ delay_move(struct ordsched_delay *d, struct ordsched_delay_task *task,
 		task->deadline = deadline;
 		task->slack = slack;
 		/* Hand nothing over that sorts after it until it is back. */
-		if (d->moved == 1 || deadline < d->moved_deadline) {
-			d->moved_deadline = deadline;
-			d->moved_seq = task->seq;
-		}
+		if (!d->moved_lost)
+			delay_moved_place(d);
+		else if (d->moved == 1 || deadline < d->moved_deadline)
+			delay_moved_hold_at(d, task);
 		break;
 	}
 	return U64_MAX;
