@@ -128,7 +128,7 @@ readme_list() { # readme_list PREFIX
 }
 
 check_install() {
-	local tree=$work/tree stage=$work/stage prefix=/usr/local pat f n
+	local tree=$work/tree stage=$work/stage prefix=/usr/local pat f n fn v ver at got want
 	copy_tree "$tree"
 	rm -rf "$stage"
 	make -s -C "$tree" KDIR="$kdir" DESTDIR="$stage" install || return 1
@@ -169,6 +169,22 @@ check_install() {
 	f=$(nm -g --defined-only "$stage$prefix/lib/libordsched.a" |
 		awk 'NF == 3 && $3 !~ /^ordsched_/ { print $3 }')
 	[ -z "$f" ] || { echo "libordsched.a defines:" $f; n=1; }
+	# Each version of a call binds its own code: 1.0's open and
+	# from_fd make no ring domain, and a program linked against 1.0
+	# must get those (a swapped .symver would pass every other check).
+	f=$(ls "$stage$prefix"/lib/libordsched.so.*.*.*)
+	for fn in ordsched_open ordsched_from_fd; do
+		for v in 1.0:@ 1.2:@@; do
+			ver=${v%:*} at=${v#*:}
+			got=$(nm -D --with-symbol-versions "$f" |
+				awk -v s="$fn${at}LIBORDSCHED_$ver" '$3 == s { print $1 }')
+			want=$(nm "$f" | awk -v s="${fn}_${ver//./_}" '$3 == s { print $1 }')
+			if [ -z "$got" ] || [ "$got" != "$want" ]; then
+				echo "$fn${at}LIBORDSCHED_$ver at '$got', ${fn}_${ver//./_} at '$want'"
+				n=1
+			fi
+		done
+	done
 	[ $n = 0 ] || return 1
 	installed_client "$stage$prefix" || return 1
 	linked_client "$stage$prefix/include" "$stage$prefix/lib" || return 1
