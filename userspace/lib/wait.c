@@ -200,11 +200,15 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 					   ORDSCHED_RING_SLEEPING))) {
 		if (os_ring_load(os->view.tail) == ticket)
 			ordsched__ring_wake(os, ticket);
-	} else if (others) {
+	} else if (others &&
+		   os_ring_load(slot) != ordsched_ring_word(ticket, os->ring_id,
+							 ORDSCHED_RING_SLEEPING)) {
 		/*
-		 * The word moved on while the flag was down: the ticket was
-		 * completed or trashed, and its mover found no flag to wake.
-		 * Our waiters learn EALREADY (or that another flag is up).
+		 * Not flagged (a flag up, left by a wait without its turn or
+		 * set by another waiter, is the mover's to see): the word
+		 * moved on while the flag was down, the ticket completed or
+		 * trashed by a thread that found no flag to wake. Our waiters
+		 * learn EALREADY.
 		 */
 		ordsched__ring_wake(os, ticket);
 	}
