@@ -49,7 +49,8 @@ static int ring_take_rest(struct ordsched *os, uint64_t *ticket)
  * 143 with the fast paths of ring_proto.h, whose other cases are out of
  * line (ORDSCHED_RING_OUTLINE), and to 117 over the benchmark's loop
  * (lackey; 138 before) with no stack frame on take's and wait's fast
- * paths: README.md, the commit benchmark.
+ * paths; 131 with the head read at the turn by the wait and the
+ * completion: README.md, the commit benchmark.
  */
 OS_HOT static int ring_take(struct ordsched *os, uint64_t *ticket)
 {
