@@ -1049,6 +1049,22 @@ TEST_F(dom, efault_take_answer_vanishes)
 	TH_LOG("head %llu -> %llu, trashed %llu released %llu",
 	       (unsigned long long)before.head, (unsigned long long)after.head,
 	       (unsigned long long)after.trashed, (unsigned long long)after.released);
+	/*
+	 * Either nothing was done (the answer found unwritable first) or
+	 * the tickets were taken and trashed, and counted so: never a
+	 * part of either, and nothing released.
+	 */
+	if (after.head == before.head) {
+		EXPECT_EQ(before.taken, after.taken);
+		EXPECT_EQ(before.handle_taken, after.handle_taken);
+		EXPECT_EQ(before.trashed, after.trashed);
+	} else {
+		EXPECT_EQ(before.head + tk.count, after.head);
+		EXPECT_EQ(before.taken + tk.count, after.taken);
+		EXPECT_EQ(before.handle_taken + tk.count, after.handle_taken);
+		EXPECT_EQ(before.trashed + tk.count, after.trashed);
+	}
+	EXPECT_EQ(before.released, after.released);
 	/* the domain goes on */
 	EXPECT_EQ(after.head, take(_metadata, d.fd, 1));
 	EXPECT_EQ(0, check(d.fd, after.head));
@@ -1084,9 +1100,18 @@ TEST_F(dom, efault_complete_wait_answer_vanishes)
 	if (ret == -EFAULT) {
 		EXPECT_EQ(0, after.completed) TH_LOG("EFAULT, yet the ticket was completed");
 		EXPECT_EQ(cw.ticket, after.tail);
-	} else {
-		EXPECT_EQ(0, ret);
+		return;
 	}
+	/* Completed, and the wait went on without its write-back. */
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(1, v.faults);
+	EXPECT_EQ(1, after.completed);
+	EXPECT_EQ(cw.ticket + 1, after.tail);
+	/* "a restart answers EFAULT before completing anything" */
+	EXPECT_EQ(-EFAULT, dev_ioctl(d.fd, ORDSCHED_IOC_COMPLETE_WAIT, v.page));
+	stats(_metadata, d.fd, &after);
+	EXPECT_EQ(1, after.completed);
+	EXPECT_EQ(cw.ticket + 1, after.tail);
 }
 
 struct unmapper {

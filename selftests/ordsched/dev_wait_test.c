@@ -6,6 +6,7 @@
  * holding the turn or while sleeping: the others go on within a bounded
  * time.
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -106,6 +107,15 @@ static void *complete_later(void *arg)
 
 	usleep(l->delay_ns / 1000);
 	dev_complete(l->fd, l->ticket, 1);
+	return NULL;
+}
+
+static void *trash_later(void *arg)
+{
+	struct later *l = arg;
+
+	usleep(l->delay_ns / 1000);
+	dev_trash(l->fd, l->ticket, 1);
 	return NULL;
 }
 
@@ -263,15 +273,62 @@ TEST_F(pair, status_page_shows_the_turn)
 	munmap((void *)page, getpagesize());
 }
 
+/*
+ * "poll() reports EPOLLIN | EPOLLRDNORM while the tail is a ticket the
+ * handle holds, and nothing else ever ... O_NONBLOCK changes nothing":
+ * asked for every event, the holder of the tail reports those two, the
+ * other handle none, also on descriptors set O_NONBLOCK; and a wait on
+ * such a descriptor still waits for its deadline.
+ */
+TEST_F(pair, poll_reports_in_rdnorm_only)
+{
+	short all = POLLIN | POLLPRI | POLLOUT | POLLRDNORM | POLLRDBAND |
+		    POLLWRNORM | POLLWRBAND | POLLRDHUP;
+	struct pollfd p[2] = { { .fd = self->a, .events = all },
+			       { .fd = self->b, .events = all } };
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLPRI |
+					    EPOLLRDNORM | EPOLLWRNORM };
+	__u64 t0;
+	int ep, i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, fcntl(p[i].fd, F_SETFL,
+				   fcntl(p[i].fd, F_GETFL) | O_NONBLOCK));
+	ASSERT_EQ(1, poll(p, 2, 0));
+	EXPECT_EQ(POLLIN | POLLRDNORM, p[0].revents);
+	EXPECT_EQ(0, p[1].revents);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->a, &ev));
+	ASSERT_EQ(1, epoll_wait(ep, &ev, 1, 0));
+	EXPECT_EQ(EPOLLIN | EPOLLRDNORM, ev.events);
+	close(ep);
+	/* Not its turn: the wait waits, O_NONBLOCK or not. */
+	t0 = now_ns();
+	EXPECT_EQ(-ETIMEDOUT, dev_wait(self->b, 1, t0 + 100 * MS));
+	EXPECT_LE(t0 + 100 * MS, now_ns());
+	/* Its turn: now the other handle reports the same two. */
+	ASSERT_EQ(0, dev_complete(self->a, 0, 1));
+	ASSERT_EQ(1, poll(p, 2, 0));
+	EXPECT_EQ(0, p[0].revents);
+	EXPECT_EQ(POLLIN | POLLRDNORM, p[1].revents);
+}
+
 /* A thread of the holder trashes the ticket another thread waits for. */
 TEST_F(pair, trashed_while_waiting)
 {
 	struct later l = { .fd = self->b, .ticket = 1, .delay_ns = 100 * MS };
+	__u64 deadline = now_ns() + 20 * SEC;
+	struct ordsched_stats st;
 	pthread_t th;
 
-	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
-	EXPECT_EQ(-EALREADY, dev_wait(self->b, 1, now_ns() + 20 * SEC));
+	ASSERT_EQ(0, pthread_create(&th, NULL, trash_later, &l));
+	EXPECT_EQ(-EALREADY, dev_wait(self->b, 1, deadline));
+	/* Woken by the trash: at its deadline it would learn it anyway. */
+	EXPECT_LT(now_ns() + SEC, deadline);
 	pthread_join(th, NULL);
+	ASSERT_EQ(0, dev_stats(self->b, &st));
+	EXPECT_EQ(1, st.trashed);
 }
 
 #define WAITERS 8

@@ -142,19 +142,23 @@ static struct ordsched_stats stats_of(struct ordsched *os)
 }
 
 /*
- * Best effort: until the domain has counted @want waits that slept (at
- * most 5 s), then a little longer so that the sleepers are in the queue.
+ * Until the domain has counted @want waits that slept (at most 5 s), then
+ * a little longer so that the sleepers are in the queue. False if they
+ * never all slept: the case would test a wake-up that no sleeper needed.
  */
-static void sleepers_reach(struct ordsched *os, uint64_t want)
+static bool sleepers_reach(struct ordsched *os, uint64_t want)
 {
 	uint64_t t0 = mono();
+	bool reached = false;
 
 	while (mono() - t0 < 5 * SEC) {
-		if (stats_of(os).waits >= want)
+		reached = stats_of(os).waits >= want;
+		if (reached)
 			break;
 		usleep(5000);
 	}
 	usleep(50 * 1000);
+	return reached;
 }
 
 /* A thread that waits (or polls) for a ticket. */
@@ -749,7 +753,7 @@ TEST_F(lc, wait_wakes_at_turn)
 		w.next = t1;
 		ASSERT_EQ(0, waiter_start(&w, i >= 6 ? W_CWAIT : W_WAIT, self->a,
 					  i >= 6 ? ORDSCHED_NO_TICKET : t1, dl));
-		sleepers_reach(self->a, base + 1);
+		EXPECT_TRUE(sleepers_reach(self->a, base + 1));
 		ASSERT_EQ(0, i & 2 ? ordsched_trash(self->b, t0) :
 				     ordsched_complete(self->b, t0));
 		ASSERT_EQ(0, waiter_join(&w, 15));
@@ -775,7 +779,7 @@ TEST_F(lc, wait_ealready_during)
 		base = stats_of(self->a).waits;
 		ASSERT_EQ(0, waiter_start(&w, W_WAIT, self->a, t1,
 					  mono() + LONG_NS));
-		sleepers_reach(self->a, base + 1);
+		EXPECT_TRUE(sleepers_reach(self->a, base + 1));
 		ASSERT_EQ(0, i ? ordsched_trash(self->a, t1) :
 				 ordsched_complete(self->a, t1));
 		ASSERT_EQ(0, waiter_join(&w, 15));
@@ -899,7 +903,7 @@ TEST_F(lc, wait_ebusy)
 		ASSERT_EQ(0, pthread_create(&w[i].th, &attr, waiter_fn, &w[i]));
 	}
 	TAKE(self->a, &extra);
-	sleepers_reach(self->a, base + NSLEEP);
+	EXPECT_TRUE(sleepers_reach(self->a, base + NSLEEP));
 	for (tries = 0; tries < 5; tries++) {
 		rc = ordsched_wait(self->a, extra, mono() + 500 * MS);
 		if (rc != -ETIMEDOUT)
@@ -1201,7 +1205,7 @@ TEST_F(lc, complete_wait_wakes)
 	memset(&w, 0, sizeof(w));
 	w.next = t2;
 	ASSERT_EQ(0, waiter_start(&w, W_CWAIT, self->a, t0, mono() + LONG_NS));
-	sleepers_reach(self->a, base + 1);
+	EXPECT_TRUE(sleepers_reach(self->a, base + 1));
 	ASSERT_EQ(0, ordsched_complete(self->b, t1));
 	ASSERT_EQ(0, waiter_join(&w, 15));
 	EXPECT_EQ(0, w.rc);
@@ -1671,7 +1675,7 @@ TEST(mixed_paths)
 		if (kind == W_POLL)
 			usleep(200 * 1000);
 		else
-			sleepers_reach(r, base + 1);
+			EXPECT_TRUE(sleepers_reach(r, base + 1));
 		ASSERT_EQ(0, ordsched_complete(first, t0));
 		ASSERT_EQ(0, waiter_join(&w, 15));
 		EXPECT_EQ(kind == W_POLL ? POLLIN : 0, w.rc) TH_LOG("round %d", i);
@@ -1839,7 +1843,7 @@ TEST_F(lc, close_trashes)
 	EXPECT_EQ(t0, ordsched_tail(self->a));
 	base = stats_of(self->a).waits;
 	ASSERT_EQ(0, waiter_start(&w, W_WAIT, self->a, t1, mono() + LONG_NS));
-	sleepers_reach(self->a, base + 1);
+	EXPECT_TRUE(sleepers_reach(self->a, base + 1));
 	close(dupfd);
 	ASSERT_EQ(0, waiter_join(&w, 15));
 	EXPECT_EQ(0, w.rc);
@@ -1896,7 +1900,7 @@ static void death_case(struct __test_metadata *_metadata, struct ordsched *a,
 	base = stats_of(a).waits;
 	ASSERT_EQ(0, waiter_start(&w, W_WAIT, a, t1, mono() + LONG_NS));
 	if (by_kill) {
-		sleepers_reach(a, base + 1);
+		EXPECT_TRUE(sleepers_reach(a, base + 1));
 		kill(pid, SIGKILL);
 	}
 	ASSERT_EQ(0, waiter_join(&w, 15));
@@ -2365,7 +2369,8 @@ static int ring_wake_body(void *arg)
 	base = stats_of(a).waits;
 	if (waiter_start(&w, W_WAIT, b, t1, mono() + LONG_NS))
 		return 102;
-	sleepers_reach(a, base + 1);
+	if (!sleepers_reach(a, base + 1))
+		return 104;
 	MARK();
 	r |= ordsched_complete(a, t0);
 	MARK();
