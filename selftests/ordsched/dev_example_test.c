@@ -110,6 +110,27 @@ TEST(pgzip_one_thread)
 	round_trip(_metadata, "-j 1 -b 16 -l 9");
 }
 
+/*
+ * An OUTPUT whose name is as long as a name may be (255 bytes): the
+ * temporary file beside it must not need a longer one, as gzip's does not.
+ */
+TEST(pgzip_longest_output_name)
+{
+	char name[256];
+
+	if (!have("ordsched-pgzip") || !have("gunzip"))
+		SKIP(return, "ordsched-pgzip or gunzip not in PATH");
+	sh("rm -rf " DIR);
+	make_input(_metadata, 1000, 1);
+	memset(name, 'a', 252);
+	strcpy(name + 252, ".gz");
+	ASSERT_EQ(0, sh("ordsched-pgzip -j 2 " DIR "/in " DIR "/%s", name));
+	EXPECT_EQ(0, sh("gunzip -c " DIR "/%s | cmp - " DIR "/in", name));
+	/* Nothing else left beside it. */
+	EXPECT_EQ(0, sh("test $(ls -A " DIR " | wc -l) = 2"));
+	sh("rm -rf " DIR);
+}
+
 TEST(pgzip_bad_arguments)
 {
 	if (!have("ordsched-pgzip"))
@@ -160,7 +181,7 @@ TEST(pgzip_refusals_leave_files_alone)
 	/* Success replaces OUTPUT, and leaves no temporary file behind. */
 	EXPECT_EQ(0, sh("ordsched-pgzip " DIR "/in " DIR "/out"));
 	EXPECT_EQ(0, sh("gunzip -c < " DIR "/out | cmp -s - " DIR "/keep"));
-	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 3"));
+	EXPECT_EQ(0, sh("test $(ls -A " DIR " | wc -l) = 3"));
 }
 
 /*
@@ -304,7 +325,7 @@ TEST(pgzip_replace_keeps_mode_and_link)
 	/* A new OUTPUT: open(2)'s 0666 & ~umask. */
 	EXPECT_EQ(0, sh("umask 027 && ordsched-pgzip " DIR "/in " DIR "/new"));
 	EXPECT_EQ(0, sh("test $(stat -c %%a " DIR "/new) = 640"));
-	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 4"));
+	EXPECT_EQ(0, sh("test $(ls -A " DIR " | wc -l) = 4"));
 	sh("rm -rf " DIR);
 }
 
@@ -312,7 +333,7 @@ TEST(pgzip_replace_keeps_mode_and_link)
  * p1 "when killed by SIGINT, SIGTERM, SIGHUP or SIGQUIT, it is left as it
  * was and the temporary file is removed"; a file size limit is an error
  * like a full disk (EFBIG, not death by SIGXFSZ). Both used to leave
- * OUTPUT.XXXXXX behind. The kill comes as soon as the temporary file
+ * its temporary file behind. The kill comes as soon as the temporary file
  * exists, long before 16 MiB of random bytes are compressed at level 9
  * on one thread.
  */
@@ -324,16 +345,16 @@ TEST(pgzip_killed_or_limited_leaves_nothing)
 			"/out && dd if=/dev/urandom of=" DIR
 			"/rnd bs=1024 count=16384 2>/dev/null"));
 	EXPECT_EQ(143, sh("ordsched-pgzip -j 1 -l 9 " DIR "/rnd " DIR "/out & p=$!; "
-			  "n=0; until ls " DIR "/out.* >/dev/null 2>&1 || [ $n -ge 1000 ]; "
+			  "n=0; until ls " DIR "/.ordsched-pgzip.* >/dev/null 2>&1 || [ $n -ge 1000 ]; "
 			  "do sleep 0.01; n=$((n + 1)); done; kill -TERM $p; wait $p"));
 	EXPECT_EQ(0, sh("test \"$(cat " DIR "/out)\" = old"));
-	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 2"));
+	EXPECT_EQ(0, sh("test $(ls -A " DIR " | wc -l) = 2"));
 	EXPECT_EQ(1, sh("ulimit -f 200 && ordsched-pgzip -b 64 " DIR "/rnd " DIR
 			"/out 2> " DIR "/err"));
 	EXPECT_EQ(0, sh("grep -q '" DIR "/out: writing chunk .*: File too large' " DIR
 			"/err"));
 	EXPECT_EQ(0, sh("test \"$(cat " DIR "/out)\" = old"));
-	EXPECT_EQ(0, sh("test $(ls " DIR " | wc -l) = 3"));
+	EXPECT_EQ(0, sh("test $(ls -A " DIR " | wc -l) = 3"));
 	sh("rm -rf " DIR);
 }
 

@@ -111,7 +111,7 @@ static ssize_t read_chunk(struct worker *w, off_t off)
 		if (r < 0)
 			return -errno;
 		if (r == 0)
-			return -EIO;	/* the file shrank under us */
+			return -ENODATA;	/* the file shrank under us */
 		got += r;
 	}
 	return got;
@@ -436,7 +436,14 @@ static int open_output(struct job *job, const char *out, char **tmp,
 		}
 		*target = strdup(out);
 	}
-	if (!*target || asprintf(tmp, "%s.XXXXXX", *target) < 0) {
+	/*
+	 * A short name in the same folder (rename() stays in one file
+	 * system): OUTPUT's own name plus a suffix may be too long.
+	 */
+	if (!*target || asprintf(tmp, "%.*s.ordsched-pgzip.XXXXXX",
+				 (int)(strrchr(*target, '/') ?
+				       strrchr(*target, '/') - *target + 1 : 0),
+				 *target) < 0) {
 		*tmp = NULL;
 		fprintf(stderr, "ordsched-pgzip: %s\n", strerror(ENOMEM));
 		return -1;
@@ -544,9 +551,9 @@ static void report_error(const struct job *job, const char *in,
 		fprintf(stderr, "ordsched-pgzip: %s: writing chunk %llu: %s\n",
 			strcmp(out, "-") ? out : "standard output",
 			(unsigned long long)job->err_chunk, what);
-	else if (err == -EIO)
-		fprintf(stderr, "ordsched-pgzip: %s: chunk %llu: %s (did the file change size?)\n",
-			in, (unsigned long long)job->err_chunk, what);
+	else if (err == -ENODATA)
+		fprintf(stderr, "ordsched-pgzip: %s: chunk %llu: the file shrank while it was read\n",
+			in, (unsigned long long)job->err_chunk);
 	else
 		fprintf(stderr, "ordsched-pgzip: %s: chunk %llu: %s\n", in,
 			(unsigned long long)job->err_chunk, what);
