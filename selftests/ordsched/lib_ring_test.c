@@ -380,6 +380,94 @@ TEST(sleeper_is_woken)
 }
 
 /*
+ * Several threads of one process wait for one ticket; the first to see
+ * its turn completes it at once. Each wait returns (0, or EALREADY once
+ * the ticket is retired) well before its deadline: a waiter that takes
+ * the flag back at its turn sets it again for the others, and wakes
+ * them itself when the ticket was completed meanwhile by a thread that
+ * found no flag (it used to leave them asleep to their deadline). Half
+ * the rounds sleep at once (no spin), half spin first.
+ */
+#define MW_WAITERS	3
+#define MW_ROUNDS	600
+
+struct many_waiters {
+	struct ordsched *os;
+	pthread_barrier_t start, done;
+	uint64_t t, deadline;
+	int ret[MW_WAITERS], completed;
+	uint64_t end[MW_WAITERS];
+	int stop;
+};
+
+static void *many_waiters_thread(void *arg)
+{
+	struct many_waiters *mw = arg;
+	static int next;
+	int i = __atomic_fetch_add(&next, 1, __ATOMIC_SEQ_CST) % MW_WAITERS;
+
+	for (;;) {
+		pthread_barrier_wait(&mw->start);
+		if (__atomic_load_n(&mw->stop, __ATOMIC_SEQ_CST))
+			return NULL;
+		mw->ret[i] = ordsched_wait(mw->os, mw->t, mw->deadline);
+		if (!mw->ret[i] && !__atomic_exchange_n(&mw->completed, 1,
+							__ATOMIC_SEQ_CST))
+			mw->ret[i] = ordsched_complete(mw->os, mw->t);
+		mw->end[i] = ordsched_now();
+		pthread_barrier_wait(&mw->done);
+	}
+}
+
+TEST(many_waiters_one_ticket)
+{
+	struct many_waiters mw = {};
+	pthread_t th[MW_WAITERS];
+	unsigned int r, i, late = 0, bad = 0;
+	uint64_t a;
+	int ret;
+
+	ret = open_mode(_metadata, 0, &mw.os);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "the kernel offers no ring");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, pthread_barrier_init(&mw.start, NULL, MW_WAITERS + 1));
+	ASSERT_EQ(0, pthread_barrier_init(&mw.done, NULL, MW_WAITERS + 1));
+	for (i = 0; i < MW_WAITERS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, many_waiters_thread, &mw));
+	for (r = 0; r < MW_ROUNDS; r++) {
+		ordsched_set_spin(mw.os, r & 1 ? 0 : ORDSCHED_DEFAULT_SPIN);
+		ASSERT_EQ(0, ordsched_take(mw.os, &a));
+		ASSERT_EQ(0, ordsched_take(mw.os, &mw.t));
+		mw.completed = 0;
+		mw.deadline = ordsched_deadline_in(5 * SEC);
+		pthread_barrier_wait(&mw.start);
+		if (r % 3)
+			usleep(r % 3 * 100);
+		ASSERT_EQ(0, ordsched_complete(mw.os, a));
+		pthread_barrier_wait(&mw.done);
+		for (i = 0; i < MW_WAITERS; i++) {
+			bad += mw.ret[i] && mw.ret[i] != -EALREADY;
+			late += mw.end[i] + SEC > mw.deadline;
+		}
+		if (bad || late)
+			break;
+	}
+	__atomic_store_n(&mw.stop, 1, __ATOMIC_SEQ_CST);
+	pthread_barrier_wait(&mw.start);
+	for (i = 0; i < MW_WAITERS; i++)
+		pthread_join(th[i], NULL);
+	EXPECT_EQ(0, bad) TH_LOG("round %u: answers %d %d %d", r, mw.ret[0],
+				 mw.ret[1], mw.ret[2]);
+	EXPECT_EQ(0, late) TH_LOG("round %u: a waiter ran to its deadline", r);
+	EXPECT_EQ(1, mw.completed);
+	EXPECT_EQ(mw.t + 1, ordsched_tail(mw.os));
+	pthread_barrier_destroy(&mw.start);
+	pthread_barrier_destroy(&mw.done);
+	ordsched_close(mw.os);
+}
+
+/*
  * libordsched.h: after fork(2) both processes hold every handle, and a
  * wait sleeps until the turn comes. Here both wait for one ticket of
  * their shared handle; the parent gives up first (its deadline), while
