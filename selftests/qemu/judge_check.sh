@@ -18,10 +18,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck disable=SC2034 # read by judge() in lib.sh
 mode=check
 failed=0
 
-# boot LABEL STATUS: a made-up boot, its results.log from standard input;
+# boot_of LABEL STATUS: a made-up boot, its results.log from standard input;
 # its console.log is CONSOLE (default: a clean one).
 boot_of() {
 	local out=$work/logs/$1
@@ -49,49 +50,42 @@ expect() {
 	fi
 }
 
+# judged NAME STATUS WANT_FAILED PATTERN RESULTS: a boot (its qemu
+# status, its results.log), judged as expect() says.
+judged() {
+	printf '%s\n' "$5" | boot_of "$1" "$2"
+	expect "$1" "$1" "$3" "$4"
+}
+
 CLEAN=$'plan a.one\nok a.one\nplan-count b 2\nok b.x\nok b.y\ntaint 0 0\nEND'
+T=$'taint 0 0\nEND'
 
-boot_of clean 0 <<<"$CLEAN"
-expect clean clean 0 '^ok test: guest.kernel_log'
-
-boot_of never 0 <<<$'plan a.one\nplan a.two\nok a.one\ntaint 0 0\nEND'
-expect planned_never_reported never 1 'a.two # planned, never reported'
-
-boot_of short 0 <<<$'plan-count b 3\nok b.x\nok b.y\ntaint 0 0\nEND'
-expect plan_count_short short 1 'b.plan # 3 planned, 2 reported'
-
-boot_of twice 0 <<<$'plan-count b 2\nok b.x\nok b.x\ntaint 0 0\nEND'
-expect reported_twice twice 1 'b.x # reported twice'
-
-boot_of crash 1 <<<$'plan a.one\nok a.one\ntaint 0 0'
-expect crash crash 1 'guest.finished # the guest stopped early'
-
-boot_of hang 124 <<<$'plan a.one\nok a.one\ntaint 0 0'
-expect hang hang 1 'guest.finished # timed out'
-
+judged clean 0 0 '^ok test: guest.kernel_log' "$CLEAN"
+judged planned_never_reported 0 1 'a.two # planned, never reported' \
+	$'plan a.one\nplan a.two\nok a.one\n'"$T"
+judged plan_count_short 0 1 'b.plan # 3 planned, 2 reported' \
+	$'plan-count b 3\nok b.x\nok b.y\n'"$T"
+judged reported_twice 0 1 'b.x # reported twice' $'plan-count b 2\nok b.x\nok b.x\n'"$T"
+judged crash 1 1 'guest.finished # the guest stopped early' $'plan a.one\nok a.one\ntaint 0 0'
+judged hang 124 1 'guest.finished # timed out' $'plan a.one\nok a.one\ntaint 0 0'
 CONSOLE='[    2.000000] BUG: kernel NULL pointer dereference, address: 0' \
-	boot_of splat 0 <<<"$CLEAN"
-expect splat splat 1 'guest.kernel_log # 1 splat lines'
-
-boot_of unlisted 0 <<<$'plan a.one\nskip a.one # no reason anyone listed\ntaint 0 0\nEND'
-expect unlisted_skip unlisted 1 'a.one # skipped, and not a skip listed'
-
+	judged splat 0 1 'guest.kernel_log # 1 splat lines' "$CLEAN"
+judged unlisted_skip 0 1 'a.one # skipped, and not a skip listed' \
+	$'plan a.one\nskip a.one # no reason anyone listed\n'"$T"
 # A warning expected of a case: its message on a console line passes;
 # the line that names the expectation does not count.
 CONSOLE='[    2.000000] ordsched: the warning came' \
-	boot_of warned 0 <<<$'ok w.case\nexpect-splat w.case the warning came\ntaint 0 0\nEND'
-expect expected_warning warned 0 'ok test: w.case.splat1'
+	judged expected_warning 0 0 'ok test: w.case.splat1' \
+	$'ok w.case\nexpect-splat w.case the warning came\n'"$T"
 CONSOLE='[    2.000000] # expect-splat w.case the warning came' \
-	boot_of unwarned 0 <<<$'ok w.case\nexpect-splat w.case the warning came\ntaint 0 0\nEND'
-expect expected_warning_missing unwarned 1 'w.case.splat1 # no console line matches'
-
+	judged expected_warning_missing 0 1 'w.case.splat1 # no console line matches' \
+	$'ok w.case\nexpect-splat w.case the warning came\n'"$T"
 # W (512) gained, no warning expected.
-boot_of tainted 0 <<<$'plan a.one\nok a.one\ntaint 512 0\nEND'
-expect taint tainted 1 'guest.taint # the kernel gained taint W'
-
+judged taint 0 1 'guest.taint # the kernel gained taint W' \
+	$'plan a.one\nok a.one\ntaint 512 0\nEND'
 # A race lost on every kernel that ran it fails once, over the run.
-boot_of raced 0 <<<$'plan-count ktest 1\nskip ktest.promise_delay.x # too slow to queue before the deadline\ntaint 0 0\nEND'
-expect race_skip raced 0 'skip test: ktest.promise_delay.x'
+judged race_skip 0 0 'skip test: ktest.promise_delay.x' \
+	$'plan-count ktest 1\nskip ktest.promise_delay.x # too slow to queue before the deadline\n'"$T"
 before=$FAILED
 races_ran > "$work/out"
 out=$(cat "$work/out")
