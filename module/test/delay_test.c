@@ -1264,7 +1264,10 @@ static void cancel_sync_requeue(struct ktest *t)
  * Tasks due in 0-100 us, some requeueing themselves from their function,
  * each thread cancel_syncing its own tasks as they expire: right after
  * cancel_sync the task's function is not running and the task is not
- * queued. Every queueing ran or was cancelled exactly once.
+ * queued. Every queueing ran or was cancelled exactly once. Shared: every
+ * thread queues and cancel_syncs every task ("concurrent cancel_syncs of
+ * one task take turns"), so another thread may queue one again as soon
+ * as a cancel_sync returns: only the counts are checked there.
  */
 struct cs_task {
 	struct ordsched_delay_task task;
@@ -1280,6 +1283,7 @@ struct cs_storm {
 	struct cs_task *tasks;
 	unsigned int n;
 	unsigned int threads;
+	bool shared;
 	atomic_t cancelled;
 	atomic_t bad_running;
 	atomic_t bad_queued;
@@ -1302,10 +1306,11 @@ static int cs_thread(void *data, unsigned int idx)
 {
 	struct cs_storm *cs = data;
 	u32 rnd = 0x3c6ef372 * (idx + 1);
-	unsigned int i, round;
+	unsigned int i, round, first = cs->shared ? 0 : idx;
+	unsigned int step = cs->shared ? 1 : cs->threads;
 
 	for (round = 0; round < 4; round++) {
-		for (i = idx; i < cs->n; i += cs->threads) {
+		for (i = first; i < cs->n; i += step) {
 			struct cs_task *c = &cs->tasks[i];
 
 			atomic_set(&c->left, kt_rand(&rnd) % 4);
@@ -1314,11 +1319,13 @@ static int cs_thread(void *data, unsigned int idx)
 				atomic_inc(&c->queueings);
 		}
 		udelay(kt_rand(&rnd) % 100);
-		for (i = idx; i < cs->n; i += cs->threads) {
+		for (i = first; i < cs->n; i += step) {
 			struct cs_task *c = &cs->tasks[i];
 
 			if (ordsched_delay_cancel_sync(cs->d, &c->task))
 				atomic_inc(&cs->cancelled);
+			if (cs->shared)
+				continue;
 			if (atomic_read(&c->running))
 				atomic_inc(&cs->bad_running);
 			if (ordsched_delay_cancel(cs->d, &c->task))
@@ -1330,14 +1337,14 @@ static int cs_thread(void *data, unsigned int idx)
 	return 0;
 }
 
-static void cancel_sync_storm(struct ktest *t)
+static void cancel_sync_storm_one(struct ktest *t, bool shared)
 {
 	struct ordsched_delay_params p = { .name = "cancel_sync_storm" };
 	struct ordsched_delay_stats s;
-	struct cs_storm cs = {};
+	struct cs_storm cs = { .shared = shared };
 	unsigned int i, queueings = 0, ran = 0;
 
-	cs.n = 2000;
+	cs.n = shared ? 64 : 2000;
 	cs.threads = 2 * num_online_cpus();
 	cs.tasks = vzalloc(array_size(cs.n, sizeof(*cs.tasks)));
 	if (!KT_EXPECT(t, cs.tasks))
@@ -1369,6 +1376,16 @@ static void cancel_sync_storm(struct ktest *t)
 	ordsched_delay_destroy(cs.d);
 out:
 	vfree(cs.tasks);
+}
+
+static void cancel_sync_storm(struct ktest *t)
+{
+	cancel_sync_storm_one(t, false);
+}
+
+static void cancel_sync_storm_shared(struct ktest *t)
+{
+	cancel_sync_storm_one(t, true);
 }
 
 /* ---- per-task slack ---------------------------------------------------- */
@@ -2997,6 +3014,7 @@ static const struct ktest_case delay_cases[] = {
 		      KT_WARNED_AT("ordsched_delay_task_init_stream")),
 	KT_CASE(cancel_sync_requeue),
 	KT_CASE(cancel_sync_storm),
+	KT_CASE(cancel_sync_storm_shared),
 	KT_CASE(far_cancel_stale_stop),
 	KT_CASE(far_mod),
 	KT_CASE(far_ties),
