@@ -14,6 +14,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -2522,9 +2523,15 @@ struct moved_stop {
 	struct completion stopped;
 	/* moved_cancel_sync: what the cancel_sync answered */
 	bool synced;
-	/* moved_back_not_held: @later moved by the probe, and the answer */
+	/*
+	 * moved_back_not_held: @later's start seen by the probe, the modify
+	 * it raised (when, its answer), @later's runs and the last's time.
+	 */
 	atomic_t later_moved;
+	struct irq_work later_iw;
+	u64 later_mod_at, later_at;
 	bool later_mod;
+	atomic_t later_runs;
 };
 
 static struct moved_stop *moved_stop_of;
@@ -2537,6 +2544,8 @@ static void moved_stop_fn(struct ordsched_delay_task *task)
 		atomic_inc(&ms->ran);
 		ms->task_pos = atomic_inc_return(&ms->runs);
 	} else if (task == &ms->later) {
+		WRITE_ONCE(ms->later_at, ktime_get_ns());
+		atomic_inc(&ms->later_runs);
 		ms->later_pos = atomic_inc_return(&ms->runs);
 	}
 }
@@ -2920,11 +2929,26 @@ static void moved_keeps_order(struct ktest *t)
 /*
  * "holds back every task that sorts after its new place ... until that
  * worker gives it back": after it, not before. B is moved 60 s on while
- * its worker is held; A, queued due, is moved 1 ms on by the probe as its
- * own worker starts it, and given back at once. A sorts before B's
- * place: it runs while B is still held. The place held was the least any
- * moved task took, A's own, kept until B was back: A held itself up.
+ * its worker is held; A, queued due, is moved 1 ms on as its own worker
+ * starts it, and given back at once. A sorts before B's place: it runs
+ * while B is still held. The place held was the least any moved task
+ * took, A's own, kept until B was back: A held itself up.
+ *
+ * The probe runs in the breakpoint's context, which lockdep counts as an
+ * NMI, where the scheduler may not be called: it raises an irq_work,
+ * which the worker's CPU runs in hard interrupt context as soon as the
+ * breakpoint returns, before the worker reaches the scheduler's lock. A
+ * modify that comes later finds A running and queues it again: A then
+ * runs twice, the first time at once, and the round proves nothing.
  */
+static void moved_back_mod(struct irq_work *w)
+{
+	struct moved_stop *ms = container_of(w, struct moved_stop, later_iw);
+
+	WRITE_ONCE(ms->later_mod_at, ktime_get_ns());
+	ms->later_mod = ordsched_delay_mod(ms->d, &ms->later, NSEC_PER_MSEC);
+}
+
 static int moved_back_hold(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct moved_stop *ms = container_of(kp, struct moved_stop, kp);
@@ -2933,8 +2957,7 @@ static int moved_back_hold(struct kprobe *kp, struct pt_regs *regs)
 	if (work == &ms->task.wq.work)
 		kt_hold(&ms->stage);
 	else if (work == &ms->later.wq.work && !atomic_xchg(&ms->later_moved, 1))
-		ms->later_mod = ordsched_delay_mod(ms->d, &ms->later,
-						   NSEC_PER_MSEC);
+		irq_work_queue(&ms->later_iw);
 	return 0;
 }
 
@@ -2946,6 +2969,7 @@ static void moved_back_not_held(struct ktest *t)
 	if (!ms)
 		return;
 	ordsched_delay_task_init(&ms->later, moved_stop_fn, NULL);
+	ms->later_iw = IRQ_WORK_INIT_HARD(moved_back_mod);
 	ms->kp.symbol_name = "ordsched:delay_work_fn";
 	ms->kp.pre_handler = moved_back_hold;
 	if (register_kprobe(&ms->kp)) {
@@ -2973,6 +2997,11 @@ static void moved_back_not_held(struct ktest *t)
 	 */
 	if (!atomic_read(&ms->later_moved)) {
 		ktest_skip(t, "the held CPU kept the next task's worker");
+	} else if (READ_ONCE(ms->later_pos) &&
+		   (atomic_read(&ms->later_runs) != 1 ||
+		    READ_ONCE(ms->later_at) <
+		    READ_ONCE(ms->later_mod_at) + NSEC_PER_MSEC)) {
+		ktest_skip(t, "the modify came after the worker took the task");
 	} else {
 		KT_EXPECT(t, ms->later_mod);
 		KT_EXPECT(t, READ_ONCE(ms->later_pos));
@@ -2981,6 +3010,7 @@ static void moved_back_not_held(struct ktest *t)
 out_probe:
 	atomic_set(&ms->stage, 2);
 	unregister_kprobe(&ms->kp);
+	irq_work_sync(&ms->later_iw);
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 0);
 out_delay:
 	moved_free(ms);
