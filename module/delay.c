@@ -626,14 +626,20 @@ static struct ordsched_delay_task *node_to_task(struct rb_node *node)
 	return rb_entry(node, struct ordsched_delay_task, rb);
 }
 
-/* The tree's order: deadline, then queueing number. */
+/* The scheduler's order of places: deadline, then queueing number. */
+static bool delay_place_before(ktime_t deadline, u64 seq, ktime_t other,
+			       u64 other_seq)
+{
+	return deadline < other || (deadline == other && seq < other_seq);
+}
+
+/* The tree's order. */
 static bool delay_before(struct rb_node *a, const struct rb_node *b)
 {
 	const struct ordsched_delay_task *x = node_to_task(a);
 	const struct ordsched_delay_task *y = rb_entry(b, struct ordsched_delay_task, rb);
 
-	return x->deadline < y->deadline ||
-	       (x->deadline == y->deadline && x->seq < y->seq);
+	return delay_place_before(x->deadline, x->seq, y->deadline, y->seq);
 }
 
 static struct ordsched_delay_task *delay_first(struct ordsched_delay *d)
@@ -660,9 +666,9 @@ static void delay_moved_place(struct ordsched_delay *d)
 	lockdep_assert_held(&d->lock);
 	for (i = 0; i < DELAY_MOVED_KNOWN; i++) {
 		t = d->moved_task[i];
-		if (t && (!least || t->deadline < least->deadline ||
-			  (t->deadline == least->deadline &&
-			   t->seq < least->seq)))
+		if (t && (!least || delay_place_before(t->deadline, t->seq,
+						       least->deadline,
+						       least->seq)))
 			least = t;
 	}
 	if (least)
@@ -696,8 +702,8 @@ static bool delay_moved_holds(struct ordsched_delay *d,
 	lockdep_assert_held(&d->lock);
 	if (likely(!d->moved))
 		return false;
-	if (task->deadline < d->moved_deadline ||
-	    (task->deadline == d->moved_deadline && task->seq < d->moved_seq))
+	if (delay_place_before(task->deadline, task->seq, d->moved_deadline,
+			       d->moved_seq))
 		return false;
 	d->moved_held = true;
 	return true;

@@ -682,8 +682,8 @@ ordsched_ring_complete_early(const struct ordsched_ring_view *r, __u32 id,
  * another thread of the handle completing t (the tail, say) while its
  * taker is between the claim and the head CAS would move the tail past
  * the head (every take would then see a freed slot at an unchanged head:
- * EIO); it answers EINVAL, as the kernel does. The take's own head read
- * brings the line back anyway: one more load, no more line transfers.
+ * EIO); it answers EINVAL, as the kernel does. One load more on the
+ * hot path (README.md, the commit benchmark: its cost measured).
  * Return: as ordsched_ring_retire().
  */
 static inline int ordsched_ring_complete(const struct ordsched_ring_view *r,
