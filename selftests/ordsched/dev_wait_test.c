@@ -99,6 +99,7 @@ struct later {
 	__u64 delay_ns;
 	pthread_t target;	/* signalled every delay_ns until stop */
 	volatile int stop;
+	bool trash;		/* complete_later() trashes instead */
 };
 
 static void *complete_later(void *arg)
@@ -106,16 +107,10 @@ static void *complete_later(void *arg)
 	struct later *l = arg;
 
 	usleep(l->delay_ns / 1000);
-	dev_complete(l->fd, l->ticket, 1);
-	return NULL;
-}
-
-static void *trash_later(void *arg)
-{
-	struct later *l = arg;
-
-	usleep(l->delay_ns / 1000);
-	dev_trash(l->fd, l->ticket, 1);
+	if (l->trash)
+		dev_trash(l->fd, l->ticket, 1);
+	else
+		dev_complete(l->fd, l->ticket, 1);
 	return NULL;
 }
 
@@ -317,12 +312,13 @@ TEST_F(pair, poll_reports_in_rdnorm_only)
 /* A thread of the holder trashes the ticket another thread waits for. */
 TEST_F(pair, trashed_while_waiting)
 {
-	struct later l = { .fd = self->b, .ticket = 1, .delay_ns = 100 * MS };
+	struct later l = { .fd = self->b, .ticket = 1, .delay_ns = 100 * MS,
+			   .trash = true };
 	__u64 deadline = now_ns() + 20 * SEC;
 	struct ordsched_stats st;
 	pthread_t th;
 
-	ASSERT_EQ(0, pthread_create(&th, NULL, trash_later, &l));
+	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
 	EXPECT_EQ(-EALREADY, dev_wait(self->b, 1, deadline));
 	/* Woken by the trash: at its deadline it would learn it anyway. */
 	EXPECT_LT(now_ns() + SEC, deadline);
