@@ -492,6 +492,38 @@ static void seq_tickets_wait_sleeps_for_room(struct ktest *t)
 }
 
 /*
+ * seq.h ordsched_seq_tickets_wait() "Return: 0, -EINTR if a fatal signal
+ * came first": a wait for room that is killed takes no ticket, so the
+ * window it waited on is as it was: the next ticket is the one after the
+ * four taken, and the sequencer drains once they are handed in.
+ */
+static void seq_tickets_wait_killed_takes_nothing(struct ktest *t)
+{
+	struct sq_wait w = {};
+	struct async *a;
+	u64 first = 0, next = 0;
+	int i;
+
+	w.seq = sq_create(t, 2, 0, 0, NULL);
+	if (!w.seq)
+		return;
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(w.seq, 4, &first), 0);
+	a = async_start(t, sq_tickets_wait, &w);
+	if (a) {
+		KT_EXPECT(t, async_blocked(a));
+		async_kill(a);
+		KT_EXPECT_EQ(t, async_end(t, a), -EINTR);
+	}
+	for (i = 0; i < 4; i++)
+		KT_EXPECT(t, ordsched_seq_cancel(w.seq, first + i));
+	KT_EXPECT_EQ(t, ordsched_seq_ticket(w.seq, &next), 0);
+	KT_EXPECT_EQ(t, next, first + 4);
+	KT_EXPECT(t, ordsched_seq_cancel(w.seq, next));
+	KT_EXPECT_EQ(t, bounded(t, sq_flush, w.seq), 0);
+	ordsched_seq_destroy(w.seq);
+}
+
+/*
  * seq.h on ordsched_seq_queue() "Return: true; false (with a warning) if
  * @ticket was handed in before or never taken": a ticket inside the
  * window that was never taken is refused and its item never runs; the
@@ -1320,6 +1352,54 @@ static void pipeline_queue_refuses_full_window_then_waits(struct ktest *t)
 		KT_EXPECT_EQ(t, c.order[i], i);
 	KT_EXPECT_EQ(t, j[0].serial_runs, 1);
 	KT_EXPECT_EQ(t, j[0].parallel_runs, 1);
+	pl_expect_clean(t, &c);
+	ordsched_pipeline_destroy(c.pl);
+}
+
+/*
+ * pipeline.h ordsched_pipeline_queue_wait() "Return: 0, or -EINTR if a
+ * fatal signal came first (not queued)": killed while the window is full,
+ * the job is not queued: it never runs, and the caller may queue it again
+ * once there is room; it then runs once, in its place.
+ */
+static void pipeline_queue_wait_killed_not_queued(struct ktest *t)
+{
+	struct completion rel;
+	struct pl_ctx c = {};
+	static struct pl_job j[3];
+	struct pl_wait w;
+	struct async *a;
+	int i;
+
+	init_completion(&rel);
+	if (!pl_create(t, &c, 1, NULL))
+		return;
+	pl_jobs_init(j, 3, &c);
+	j[0].block = &rel;
+	j[1].block = &rel;
+	KT_EXPECT(t, ordsched_pipeline_queue(c.pl, &j[0].job));
+	KT_EXPECT(t, ordsched_pipeline_queue(c.pl, &j[1].job));
+	w = (struct pl_wait){ .pl = c.pl, .job = &j[2].job };
+	a = async_start(t, pl_queue_wait, &w);
+	if (a) {
+		KT_EXPECT(t, async_blocked(a));
+		async_kill(a);
+		KT_EXPECT_EQ(t, async_end(t, a), -EINTR);
+	}
+	complete_all(&rel);
+	KT_EXPECT_EQ(t, bounded(t, pl_flush, c.pl), 0);
+	KT_EXPECT_EQ(t, atomic_read(&c.serial_n), 2);
+	KT_EXPECT_EQ(t, j[2].parallel_runs, 0);
+	KT_EXPECT_EQ(t, j[2].serial_runs, 0);
+	KT_EXPECT(t, ordsched_pipeline_queue(c.pl, &j[2].job));
+	KT_EXPECT_EQ(t, bounded(t, pl_flush, c.pl), 0);
+	KT_EXPECT_EQ(t, atomic_read(&c.serial_n), 3);
+	for (i = 0; i < 3; i++)
+		KT_EXPECT_EQ(t, c.order[i], i);
+	KT_EXPECT_EQ(t, j[2].parallel_runs, 1);
+	KT_EXPECT_EQ(t, j[2].serial_runs, 1);
+	/* The killed wait took no ticket: no hole between j[1] and j[2]. */
+	KT_EXPECT_EQ(t, j[2].job.ticket, j[1].job.ticket + 1);
 	pl_expect_clean(t, &c);
 	ordsched_pipeline_destroy(c.pl);
 }
@@ -3157,6 +3237,7 @@ static const struct ktest_case promise_seq_cases[] = {
 	KT_CASE(seq_tail_handin_runs_parked_items_inline),
 	KT_CASE(seq_full_window_eagain_loses_no_ticket),
 	KT_CASE(seq_tickets_wait_sleeps_for_room),
+	KT_CASE(seq_tickets_wait_killed_takes_nothing),
 	KT_CASE_SEQ_MISUSE(seq_queue_refuses_untaken_ticket),
 	KT_CASE_SEQ_MISUSE(seq_queue_refuses_alias_and_repeat),
 	KT_CASE_SEQ_MISUSE(seq_cancel_of_handed_in_ticket),
@@ -3173,6 +3254,7 @@ static const struct ktest_case promise_seq_cases[] = {
 	KT_CASE(pipeline_create_rejects_bad_params),
 	KT_CASE(pipeline_serial_in_queue_order_with_errors),
 	KT_CASE(pipeline_queue_refuses_full_window_then_waits),
+	KT_CASE(pipeline_queue_wait_killed_not_queued),
 	KT_CASE(pipeline_cancel_before_parallel_skips_serial),
 	KT_CASE(pipeline_cancel_of_running_job_is_false),
 	KT_CASE_WARNS(pipeline_queue_refuses_already_queued_job, 1, 1),
