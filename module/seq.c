@@ -550,7 +550,8 @@ EXPORT_SYMBOL_GPL(ordsched_seq_get_stats);
 static void seq_show(struct seq_file *m, struct ordsched_instance *inst)
 {
 	struct ordsched_seq *seq = container_of(inst, struct ordsched_seq, inst);
-	u64 head = atomic64_read(&seq->head), tail = ordsched_seq_tail(seq);
+	/* The tail first: read after it, the head cannot be behind it. */
+	u64 tail = ordsched_seq_tail(seq), head = atomic64_read(&seq->head);
 
 	seq_printf(m, "head: %llu\ntail: %llu\nin_flight: %llu\n",
 		   head, tail, head - tail);
