@@ -32,13 +32,26 @@ struct os_ring_ctx {
 	uint64_t deadline_ns;
 };
 
+/*
+ * A test build (selftests/ordsched/lib_wait_replay.c) stops threads at
+ * chosen accesses to the ring page: each load and compare-and-swap of it
+ * calls os_test_hook() first. Nothing in the library's own build.
+ */
+#ifdef OS_TEST_HOOKS
+void os_test_hook(const void *p, bool cas);
+#else
+#define os_test_hook(p, cas)	((void)0)
+#endif
+
 static inline __u64 os_ring_load(__u64 *p)
 {
+	os_test_hook(p, false);
 	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
 }
 
 static inline bool os_ring_cas(__u64 *p, __u64 old, __u64 new)
 {
+	os_test_hook(p, true);
 	return __atomic_compare_exchange_n(p, &old, new, false,
 					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }

@@ -167,6 +167,30 @@ static __u64 ring_spin(struct ordsched *os, uint64_t ticket)
  * wait, whose flag was taken back, is flagged again and woken here if the
  * turn came meanwhile, as for the others.
  */
+/*
+ * After a re-flag of @ticket that failed: may the process's other waiters
+ * of it sleep through something no mover will wake them for? Yes if the
+ * word moved on while the flag was down (the ticket completed or trashed
+ * by a thread that found no flag to wake: they learn EALREADY), and if
+ * the flag is up but the tail has reached the ticket: the waiter that
+ * raised it may have done so after the mover looked at the slot, then
+ * found the turn itself and left (a pollable handle keeps its flag: no
+ * re-flag, no wake-up). Only a flag up before the turn (left by a wait
+ * that timed out, or set by a waiter still asleep) is surely the mover's
+ * to see: no system call on every timeout with others waiting.
+ */
+static bool ring_flag_not_seen(struct ordsched *os, __u64 *slot,
+			       uint64_t ticket)
+{
+	__u64 tail;
+
+	if (os_ring_load(slot) != ordsched_ring_word(ticket, os->ring_id,
+						     ORDSCHED_RING_SLEEPING))
+		return true;
+	tail = os_ring_load(os->view.tail);
+	return tail == ticket || ordsched_ring_passed(tail, ticket);
+}
+
 __attribute__((noinline))
 static int ring_wait(struct ordsched *os, uint64_t ticket,
 		     uint64_t deadline_ns)
@@ -200,16 +224,7 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 					   ORDSCHED_RING_SLEEPING))) {
 		if (os_ring_load(os->view.tail) == ticket)
 			ordsched__ring_wake(os, ticket);
-	} else if (others &&
-		   os_ring_load(slot) != ordsched_ring_word(ticket, os->ring_id,
-							 ORDSCHED_RING_SLEEPING)) {
-		/*
-		 * Not flagged (a flag up, left by a wait without its turn or
-		 * set by another waiter, is the mover's to see): the word
-		 * moved on while the flag was down, the ticket completed or
-		 * trashed by a thread that found no flag to wake. Our waiters
-		 * learn EALREADY.
-		 */
+	} else if (others && ring_flag_not_seen(os, slot, ticket)) {
 		ordsched__ring_wake(os, ticket);
 	}
 	return ret;
