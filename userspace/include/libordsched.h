@@ -216,7 +216,11 @@ void ordsched_close(struct ordsched *os);
  * ordsched_from_fd() is pollable from the start (the caller knows the
  * descriptor). A handle on the ring that is not pollable pays none of
  * this (on the ioctl path of a ring domain, every ticket is flagged: see
- * the top of this file).
+ * the top of this file). Pollable is a property of this process's
+ * struct ordsched: a process sharing the handle (after fork(2)) that
+ * takes tickets on the ring without having called ordsched_fd() itself
+ * leaves them unflagged, and a poller elsewhere is not woken at their
+ * turn; each process that takes tickets for a poller calls it.
  *
  * Return: the descriptor, owned by @os.
  */
