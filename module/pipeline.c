@@ -174,11 +174,16 @@ static void pipeline_parallel(struct work_struct *work)
 	job->err = pl->ops->parallel(job);
 	if (job->err)
 		this_cpu_inc(pl->stats->parallel_failed);
-	pipeline_job_debug_done(job);
-	if (unlikely(pipeline_job_freed(job)))
+	/*
+	 * Freed meanwhile, its tracking went with its memory: deactivating
+	 * it would be a second report, of an object not tracked.
+	 */
+	if (unlikely(pipeline_job_freed(job))) {
 		ordsched_seq_cancel(pl->seq, job->ticket);
-	else
-		ordsched_seq_queue(pl->seq, job->ticket, &job->item);
+		return;
+	}
+	pipeline_job_debug_done(job);
+	ordsched_seq_queue(pl->seq, job->ticket, &job->item);
 }
 
 /*
