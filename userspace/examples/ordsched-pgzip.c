@@ -295,6 +295,13 @@ static int parse_args(int argc, char **argv, struct job *job, long *threads,
 			argv[optind + 2]);
 		return -1;
 	}
+	/* An empty OUTPUT ("$OUT" unset) was found out only at the rename. */
+	if (!argv[optind][0] ||
+	    (optind + 1 < argc && !argv[optind + 1][0])) {
+		fprintf(stderr, "ordsched-pgzip: an empty %s name\n",
+			argv[optind][0] ? "OUTPUT" : "INPUT");
+		return -1;
+	}
 	job->level = level;
 	job->chunk = kib * 1024;
 	return 0;
@@ -483,7 +490,8 @@ static int open_output(struct job *job, const char *out, char **tmp,
 static int finish_output(struct job *job, const char *out, char *tmp,
 			 char *target, int ok)
 {
-	int ret = 0;
+	int ret = 0, held = 0;
+	sigset_t sigs;
 
 	if (!tmp) {
 		free(target);
@@ -494,6 +502,13 @@ static int finish_output(struct job *job, const char *out, char *tmp,
 
 		if (close(job->out) && !err)
 			err = errno;
+		/*
+		 * A fatal signal must find OUTPUT as it was, or the run
+		 * done: held off across the rename, and for good once it
+		 * is done (the process exits 0). Only this thread is left.
+		 */
+		fatal_signals_hold(&sigs);
+		held = 1;
 		if (!err && rename(tmp, target))
 			err = errno;
 		if (err) {
@@ -508,6 +523,9 @@ static int finish_output(struct job *job, const char *out, char *tmp,
 	if (!ok)
 		unlink(tmp);
 	cleanup_path = NULL;
+	/* Not renamed: a signal held off meanwhile kills now, as it would. */
+	if (held && !ok)
+		sigprocmask(SIG_SETMASK, &sigs, NULL);
 	free(tmp);
 	free(target);
 	return ret;
