@@ -416,10 +416,12 @@ static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 	 * Never executable: a page that a ring's handles write would be
 	 * code written through one mapping and run through another. A
 	 * READ_IMPLIES_EXEC personality adds PROT_EXEC to every PROT_READ:
-	 * that one is dropped, not refused.
+	 * that one is dropped, not refused. Without PROT_READ, PROT_EXEC
+	 * was asked for.
 	 */
 	if ((vma->vm_flags & VM_EXEC) &&
-	    !(current->personality & READ_IMPLIES_EXEC))
+	    !((current->personality & READ_IMPLIES_EXEC) &&
+	      (vma->vm_flags & VM_READ)))
 		return -EPERM;
 	if (!ring && (vma->vm_flags & VM_WRITE))
 		return -EPERM;

@@ -2588,18 +2588,31 @@ TEST_F(dom, status_page_read_implies_exec)
 {
 	struct dom d;
 	char perm[5];
-	void *p;
+	void *p, *q;
+	int e;
 
 	open_dom(_metadata, &d);
 	if (!(d.api.features & ORDSCHED_FEAT_STATUS_PAGE))
 		SKIP(return, "no status page");
 	ASSERT_NE(-1, personality(PER_LINUX | READ_IMPLIES_EXEC));
 	p = mmap(NULL, d.api.status_size, PROT_READ, MAP_SHARED, d.fd, 0);
+	/*
+	 * "where a READ_IMPLIES_EXEC personality adds it": it adds it to
+	 * PROT_READ only; PROT_EXEC alone was asked for, and mapped with no
+	 * access at all instead of refused.
+	 */
+	errno = 0;
+	q = mmap(NULL, d.api.status_size, PROT_EXEC, MAP_SHARED, d.fd, 0);
+	e = errno;
 	personality(PER_LINUX);
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("errno %d", errno);
 	ASSERT_TRUE(map_perm(p, perm));
 	EXPECT_STREQ("r--s", perm);
 	munmap(p, d.api.status_size);
+	EXPECT_EQ(MAP_FAILED, q);
+	EXPECT_EQ(EPERM, e);
+	if (q != MAP_FAILED)
+		munmap(q, d.api.status_size);
 }
 
 static void *complete_all(void *arg)
