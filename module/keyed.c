@@ -240,9 +240,22 @@ static void keyed_dispatch_all(struct ordsched_keyed *kx,
  * Debug objects: a task is active from its queueing until it is done or
  * cancelled. One freed or initialized again while active is reported on a
  * debug kernel and, where the context allows, cancelled first. The object
- * is the task's @waiting, not its start, which is its work item's and
- * tracked by the workqueue's own debug objects.
+ * is the task's @waiting; @work is tracked by the workqueue's own debug
+ * objects.
+ *
+ * The work item's fixup would cancel a ready task's work behind its back:
+ * the task would never run nor be withdrawn, its tokens left in the hash
+ * chains of freed memory and its color counted forever. Ours must come
+ * first. Debug objects visit freed memory a page at a time, upwards, and
+ * within a page (a hash chain) the newest objects first. So @waiting comes
+ * before @work in the task, for a task across a page boundary, and
+ * ordsched_keyed_task_init() tracks it anew after INIT_WORK(), for one
+ * within a page. (Its first tracking, before INIT_WORK(), is the one
+ * whose init fixup cancels a task initialized again while queued, before
+ * the work's fixup can.)
  */
+static_assert(offsetof(struct ordsched_keyed_task, waiting) <
+	      offsetof(struct ordsched_keyed_task, work));
 #define keyed_debug_obj(task)	(&(task)->waiting)
 
 static const struct debug_obj_descr keyed_task_debug_descr;
@@ -606,6 +619,9 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
 {
 	debug_object_init(keyed_debug_obj(task), &keyed_task_debug_descr);
 	INIT_WORK(&task->work, keyed_work_fn);
+	/* Newer than the work's tracking object: see keyed_debug_obj(). */
+	debug_object_free(keyed_debug_obj(task), &keyed_task_debug_descr);
+	debug_object_init(keyed_debug_obj(task), &keyed_task_debug_descr);
 	task->fn = fn;
 	task->done = done;
 	task->kx = NULL;

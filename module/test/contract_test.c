@@ -1103,6 +1103,97 @@ out:
 	kfree(b);
 }
 
+/* What a keyed task freed while ready counts: it must never run. */
+static atomic_t fq_kx_ran;
+
+static void fq_kx_fn(struct ordsched_keyed_task *task)
+{
+	atomic_inc(&fq_kx_ran);
+}
+
+/*
+ * A keyed task ready on its key, its work pending behind a blocked one on
+ * an ordered workqueue, freed: the task's fixup must come before its work
+ * item's, which would cancel the work behind the task's back: never run
+ * nor withdrawn, its token left in the key's chain (freed memory that the
+ * next task of the key walks) and its color counted, so that every flush
+ * waits forever. It is withdrawn instead: counted cancelled, the key idle,
+ * and the next task of the key runs. @straddle: the task lies across a
+ * page boundary, 8 bytes before it, so that the free path visits its
+ * first field's page first.
+ */
+static void fq_kx_run(struct ktest *t, bool straddle)
+{
+	struct ordsched_keyed_params kp = { .name = "freed" };
+	struct ordsched_keyed *kx = ERR_PTR(-ENOMEM);
+	struct ordsched_keyed_task *freed, *next = NULL;
+	struct ordsched_keyed_stats ks = {};
+	struct dl_block *b = NULL;
+	void *mem;
+	u64 key = 7;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS_FREE");
+		return;
+	}
+	kp.wq = alloc_ordered_workqueue("ordsched_freed", 0);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	next = kzalloc(sizeof(*next), GFP_KERNEL);
+	/* A power of two from kmalloc() is aligned to its size. */
+	mem = kzalloc(straddle ? 2 * PAGE_SIZE : sizeof(*freed), GFP_KERNEL);
+	freed = straddle ? mem + PAGE_SIZE - 8 : mem;
+	if (!KT_EXPECT(t, kp.wq && b && next && mem))
+		goto out;
+	kx = ordsched_keyed_create(&kp);
+	if (!KT_EXPECT(t, !IS_ERR(kx)))
+		goto out;
+	atomic_set(&fq_kx_ran, 0);
+	gate_init(&b->gate);
+	INIT_WORK(&b->work, dl_block_fn);
+	queue_work(kp.wq, &b->work);
+	ordsched_keyed_task_init(freed, fq_kx_fn, NULL, NULL, 0);
+	KT_EXPECT(t, ordsched_keyed_queue(kx, freed, &key, 1));
+	kfree(mem);
+	mem = NULL;
+	complete_all(&b->gate.open);
+	flush_workqueue(kp.wq);
+	if (!KT_EXPECT_EQ(t, kt_run_killed(kx_flush_thread, kx, 2000), 0)) {
+		/* Its destroy would wait forever for the lost task. */
+		ktest_diag(t, "executor leaked");
+		kx = ERR_PTR(-EBUSY);
+		goto out;
+	}
+	ordsched_keyed_get_stats(kx, &ks);
+	KT_EXPECT_EQ(t, ks.cancelled, 1);
+	KT_EXPECT_EQ(t, ks.ran, 0);
+	KT_EXPECT_EQ(t, ordsched_keyed_live_keys(kx), 0);
+	/* The key goes on: a stale token at its head would hold it. */
+	if (ordsched_keyed_live_keys(kx) == 0) {
+		ordsched_keyed_task_init(next, fq_kx_fn, NULL, NULL, 0);
+		KT_EXPECT(t, ordsched_keyed_queue(kx, next, &key, 1));
+		KT_EXPECT_EQ(t, kt_run_killed(kx_flush_thread, kx, 2000), 0);
+		KT_EXPECT_EQ(t, atomic_read(&fq_kx_ran), 1);
+	}
+out:
+	if (!IS_ERR(kx))
+		ordsched_keyed_destroy(kx);
+	if (kp.wq)
+		destroy_workqueue(kp.wq);
+	kfree(mem);
+	kfree(next);
+	kfree(b);
+}
+
+static void keyed_ready_freed_warns(struct ktest *t)
+{
+	fq_kx_run(t, false);
+}
+
+static void keyed_straddling_ready_freed_warns(struct ktest *t)
+{
+	fq_kx_run(t, true);
+}
+
 static const struct ktest_case contract_cases[] = {
 	KT_CASE(seq_flush_killable),
 	KT_CASE(pipeline_flush_killable_destroy_drains),
@@ -1121,6 +1212,8 @@ static const struct ktest_case contract_cases[] = {
 	KT_CASE_WARNS(pipeline_freed_while_queued_warns, 1, 1),
 	KT_CASE_WARNS(pipeline_straddling_freed_warns, 1, 1),
 	KT_CASE_WARNS(delay_handed_freed_warns, 1, 2),
+	KT_CASE_WARNS(keyed_ready_freed_warns, 1, 1),
+	KT_CASE_WARNS(keyed_straddling_ready_freed_warns, 1, 1),
 	KT_END
 };
 

@@ -68,6 +68,9 @@ struct ordsched_keyed_token {
 
 /**
  * struct ordsched_keyed_task - a task, embedded by the caller
+ * @waiting: tokens not yet at the head of their key, plus one while the
+ *	task is being queued; -1 once a cancel withdrew them
+ * @color: the flush generation it was queued in
  * @work: runs the task on the executor's workqueue
  * @fn: the work, called in process context in a worker (may sleep, but a
  *	sleeping task holds back the later tasks of its keys); the task
@@ -87,14 +90,13 @@ struct ordsched_keyed_token {
  * @nr_tokens: how many keys the task can name
  * @nr_keys: how many it names in the current queueing; 0 while the task
  *	is not in flight
- * @waiting: tokens not yet at the head of their key, plus one while the
- *	task is being queued; -1 once a cancel withdrew them
- * @color: the flush generation it was queued in
  * @token: the token of a task with at most one key
  *
  * Initialize with ordsched_keyed_task_init(); the fields are ordsched's.
  */
 struct ordsched_keyed_task {
+	atomic_t waiting;
+	unsigned int color;
 	struct work_struct work;
 	ordsched_keyed_fn fn;
 	ordsched_keyed_fn done;
@@ -102,8 +104,6 @@ struct ordsched_keyed_task {
 	struct ordsched_keyed_token *tokens;
 	unsigned int nr_tokens;
 	unsigned int nr_keys;
-	atomic_t waiting;
-	unsigned int color;
 	struct ordsched_keyed_token token;
 };
 
