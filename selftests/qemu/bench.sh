@@ -9,12 +9,12 @@
 #	bench PART KEY=VALUE ... rep=R as=LABEL	one run's result
 #
 # At every setting of a part, each contender runs once per repetition, in
-# an order rotated by one every repetition, so that a slow phase of the
-# host does not always hit the same contender, and reversed every other
-# one, so that no contender always runs right after the same other one
-# (in a rotation alone, the futex ring's control always followed the
-# futex ring). A run whose checks fail (order, results, count) fails the
-# part: it is an error, not a number.
+# an order that gives every contender the first place once in each round
+# of as many repetitions as contenders, so that a slow phase of the host
+# does not always hit the same contender, and new neighbours each round,
+# so that no contender always runs right after the same other one (order()
+# below; bench_check.sh checks both). A run whose checks fail (order,
+# results, count) fails the part: it is an error, not a number.
 #
 # Kernel command line: ordsched_reps=N repetitions (default 5),
 # ordsched_filter=PREFIX[,PREFIX...] runs only the parts whose names start
@@ -39,21 +39,33 @@ rotate() {
 	echo "$@"
 }
 
-# order REP WORD...: the order of repetition REP: rotated left REP times,
-# and reversed when REP is even.
+# shuffle K WORD...: the words in the K-th of a fixed series of orders:
+# as given for K = 0, else shuffled by awk's generator seeded with K (the
+# same in every boot).
+shuffle() {
+	k=$1
+	shift
+	[ "$k" = 0 ] && { echo "$@"; return; }
+	echo "$@" | awk -v k="$k" '{
+		srand(k)
+		for (i = NF; i > 1; i--) {
+			j = int(rand() * i) + 1
+			t = $i; $i = $j; $j = t
+		}
+		print
+	}'
+}
+
+# order REP WORD...: the order of repetition REP. Each round of as many
+# repetitions as words shuffles them anew, and rotates that order by one
+# every repetition: every word comes first once a round, and its
+# neighbours change from round to round. (Rotated and reversed in turn,
+# as before, two words kept one order, and more kept their neighbours.)
 order() {
 	r=$1
 	shift
-	set -- $(rotate $((r % $#)) "$@")
-	if [ $((r % 2)) = 1 ]; then
-		echo "$@"
-		return
-	fi
-	out=
-	for x in "$@"; do
-		out="$x $out"
-	done
-	echo $out
+	set -- $(shuffle $((r / $#)) "$@")
+	rotate $((r % $#)) "$@"
 }
 
 # counts: the system-wide context switches and cross-CPU interrupts

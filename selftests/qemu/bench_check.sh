@@ -224,6 +224,39 @@ counts_report() {
 		grep -qE '^ +50 delay .* 2\.000 +0\.250$' "$tmp/cnt.txt"
 }
 
+# bench.sh's order of contenders: over two rounds of repetitions, every
+# contender comes first as often as any other, and (from four up) not
+# always between the same two. Two contenders once kept one order for
+# good, and more their neighbours (rotated, and reversed in turn).
+contender_order() {
+	local n r words pairs firsts
+	# shellcheck source=/dev/null
+	source <(sed -n '/^rotate()/,/^}/p;/^shuffle()/,/^}/p;/^order()/,/^}/p' \
+		"$here/bench.sh")
+	for n in 2 3 4 5 9; do
+		words=$(seq -s ' ' 1 "$n")
+		firsts=
+		pairs=
+		for r in $(seq "$n" $((3 * n - 1))); do
+			set -- $(order "$r" $words)
+			[ "$(printf '%s\n' "$@" | sort -n | tr '\n' ' ')" = "$words " ] ||
+				{ echo "n=$n rep $r: not an order of $words: $*"; return 1; }
+			firsts="$firsts $1"
+			pairs="$pairs $(echo "$@" | awk '{ for (i = 1; i < NF; i++) print $i "," $(i + 1) }')"
+		done
+		[ "$(tr ' ' '\n' <<< "$firsts" | grep . | sort | uniq -c |
+			awk '$1 != 2' | wc -l)" = 0 ] ||
+			{ echo "n=$n: firsts$firsts"; return 1; }
+		# Neighbours (either side) of each contender, over both rounds.
+		[ "$n" -lt 4 ] || [ "$(tr ' ' '\n' <<< "$pairs" | grep . |
+			awk -F, '{ print $1, $2; print $2, $1 }' | sort -u |
+			awk '{ c[$1]++ } END { m = 0; for (k in c) if (c[k] > m) m = c[k]; print m }')" -gt 2 ] ||
+			{ echo "n=$n: every contender always between the same two"; return 1; }
+	done
+	echo "orders balanced for 2, 3, 4, 5 and 9 contenders"
+}
+
+check bench.contender_order contender_order
 check bench.private_order_w0 private_run 0
 check bench.private_order_w1us private_run 1000
 check bench.private_refuses_one_cpu private_refuses_one_cpu
