@@ -34,8 +34,6 @@ struct ob_item {
 	struct ob_producer *prod;
 	/* Identity, known to the producer: chooses the work and checks it. */
 	u64 id;
-	/* Place in the order, for contenders that assign it themselves. */
-	u64 seq;
 	/* When the producer started the item. */
 	u64 t0;
 	/* What the work computed. */

@@ -4,8 +4,9 @@
  * ordsched or padata:
  *
  *	owq	an ordered workqueue runs the work and the serial step of
- *		each item; the order is the order of queue_work(), which a
- *		lock around "take a number, queue" makes well defined
+ *		each item, in the order of queue_work(): the one worker
+ *		numbers the items as it runs them (a lock around "take a
+ *		number, queue", as before, only held the producers up)
  *	lock	one spinlock around read (take a number), process (the
  *		work), write (the serial step): the serial limit
  */
@@ -16,8 +17,9 @@
 #include "ordered.h"
 
 struct ob_base {
-	/* owq: makes "take a number, queue" atomic; lock: the lock. */
+	/* lock: the lock */
 	spinlock_t lock;
+	/* The next number: under the lock, or (owq) the one worker's. */
 	u64 next;
 	struct workqueue_struct *wq;
 };
@@ -43,9 +45,11 @@ static void ob_base_teardown(struct ob_run *run)
 static void ob_owq_fn(struct work_struct *work)
 {
 	struct ob_item *item = container_of(work, struct ob_item, work);
+	struct ob_base *b = item->run->priv;
 
 	ob_work(item->run, item);
-	ob_serial(item, item->seq);
+	/* An ordered workqueue runs one item at a time, in queueing order. */
+	ob_serial(item, b->next++);
 }
 
 static int ob_owq_setup(struct ob_run *run)
@@ -78,10 +82,7 @@ static int ob_owq_produce(struct ob_run *run, struct ob_item *item)
 	struct ob_base *b = run->priv;
 
 	INIT_WORK(&item->work, ob_owq_fn);
-	spin_lock(&b->lock);
-	item->seq = b->next++;
 	queue_work(b->wq, &item->work);
-	spin_unlock(&b->lock);
 	return 0;
 }
 
