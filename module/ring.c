@@ -544,8 +544,9 @@ static int ring_sleep(struct ordsched_handle *h, u32 id, u64 t,
  * @deadline_ns: absolute CLOCK_MONOTONIC deadline, or ORDSCHED_NO_DEADLINE
  *
  * Context: process context; may sleep.
- * Return: 0 at the turn of @ticket; -ETIMEDOUT; -ERESTARTSYS; -EPERM,
- * -EALREADY, -EINVAL as ordsched_ring_check(); -ENOSPC, -ENOMEM (no id).
+ * Return: 0 at the turn of @ticket; -ETIMEDOUT; -ERESTARTSYS; -EBUSY (too
+ * many waiters on the handle or the domain); -EPERM, -EALREADY, -EINVAL as
+ * ordsched_ring_check(); -ENOSPC, -ENOMEM (no id).
  */
 int ordsched_ring_dom_sleep(struct ordsched_handle *h, u64 ticket,
 			    u64 deadline_ns)
