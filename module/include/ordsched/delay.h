@@ -212,10 +212,11 @@ enum ordsched_delay_cancel_mode {
  *	exact; more than U32_MAX ns, about 4.3 s, counts as U32_MAX)
  * @cancelled: called, in process context, for each task that
  *	ordsched_delay_stop() or ordsched_delay_destroy() cancels (from the
- *	stop, or from the target's worker: see ordsched_delay_stop()); the
- *	task is the caller's again. It must not flush, stop or destroy the
- *	scheduler, nor cancel_sync one of its tasks: those wait for it
- *	(may be NULL)
+ *	stop, or from the target's worker: see ordsched_delay_stop(); the
+ *	worker of a BH workqueue (WQ_BH) runs it in softirq context, where
+ *	it must not sleep, as the task's @fn); the task is the caller's
+ *	again. It must not flush, stop or destroy the scheduler, nor
+ *	cancel_sync one of its tasks: those wait for it (may be NULL)
  */
 struct ordsched_delay_params {
 	const char *name;
@@ -312,8 +313,10 @@ void ordsched_delay_destroy(struct ordsched_delay *d);
  * @fn: what to run when the task is due
  * @wq: the workqueue to run it on (NULL: ordsched's own unbound
  *	workqueue); a BH one (WQ_BH) runs @fn in softirq context, where it
- *	must not sleep. On an ordered workqueue, tasks run in the order they
- *	are handed over: by deadline, ties in queueing order.
+ *	must not sleep, and may run the scheduler's @cancelled there too
+ *	(&struct ordsched_delay_params). On an ordered workqueue, tasks run
+ *	in the order they are handed over: by deadline, ties in queueing
+ *	order.
  *
  * Must not be called while the task is queued.
  *
