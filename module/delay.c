@@ -2000,26 +2000,32 @@ delay_cancel_locked(struct ordsched_delay *d, struct ordsched_delay_task *task,
 
 /*
  * Is @task handed over or moved, or in a busy record? *@self: in one of
- * the current thread's, which must not wait for itself.
+ * the current thread's, which must not wait for itself. The records are
+ * looked at whatever the state: a task whose function runs here may be
+ * handed over again meanwhile (to another target, initialized anew), and
+ * waiting for that run would wait for whoever waits for this thread.
  */
 static bool delay_task_busy(struct ordsched_delay *d,
 			    struct ordsched_delay_task *task, bool *self)
 {
+	bool found = task->state == DELAY_HANDED ||
+		     task->state == DELAY_MOVED;
 	struct delay_busy *busy;
 	unsigned int i;
 
 	lockdep_assert_held(&d->lock);
-	if (task->state == DELAY_HANDED || task->state == DELAY_MOVED)
-		return true;
 	list_for_each_entry(busy, &d->running, node) {
 		for (i = 0; i < busy->n; i++) {
-			if (busy->tasks[i] == task) {
-				*self = busy->thread == current;
+			if (busy->tasks[i] != task)
+				continue;
+			found = true;
+			if (busy->thread == current) {
+				*self = true;
 				return true;
 			}
 		}
 	}
-	return false;
+	return found;
 }
 
 /* May a cancel_sync of @task on @d go: not @d's, or nobody's claim? */
