@@ -39,6 +39,19 @@
 
 #define META struct __test_metadata *_metadata
 
+/* Whether the wait @a (ORDSCHED_IOC_WAIT) ended well before its deadline. */
+#define woken(a)	((a)->end_ns + 1000 * MS < (a)->arg.w.deadline_ns)
+
+/*
+ * After joining a wait that must have been woken, of deadline @dl: it
+ * returned well before it. A lost wake-up ends at the deadline, where the
+ * kernel looks at the turn once more and answers 0 as if woken.
+ */
+#define EXPECT_WOKEN(a, dl)						\
+	EXPECT_LT((a).end_ns + 1000 * MS, (dl))				\
+		TH_LOG("returned %lld ms before its deadline",		\
+		       ((long long)(dl) - (long long)(a).end_ns) / (long long)MS)
+
 static __u64 in_ms(unsigned int ms)
 {
 	return now_ns() + ms * MS;
@@ -1441,11 +1454,14 @@ TEST_F(dom, wake_ahead_never_returns_early)
 	ASSERT_EQ(0, dev_complete(d.fd, t, 1));
 	ASSERT_TRUE(async_join(&a1, 2 * LONG_MS));
 	EXPECT_EQ(0, a1.ret);
+	EXPECT_WOKEN(a1, a1.arg.w.deadline_ns);
 	usleep(300 * 1000);
 	EXPECT_FALSE(async_done(&a2)) TH_LOG("t+2 returned %d at t+1's turn", a2.ret);
 	ASSERT_EQ(0, dev_complete(b, t + 1, 1));
 	ASSERT_TRUE(async_join(&a2, 2 * LONG_MS));
 	EXPECT_EQ(0, a2.ret);
+	/* Woken ahead, then asleep again: the wake at its turn is not lost. */
+	EXPECT_WOKEN(a2, a2.arg.w.deadline_ns);
 }
 
 /* ======================================================================= */
@@ -1731,6 +1747,7 @@ TEST_F(dom, complete_wait_after_signal_only_waits)
 	ASSERT_EQ(0, dev_complete(b, t, 1));
 	ASSERT_TRUE(async_join(&a, 2 * LONG_MS));
 	EXPECT_EQ(0, a.ret);
+	EXPECT_WOKEN(a, a.arg.cw.deadline_ns);
 	stats(_metadata, d.fd, &st);
 	EXPECT_EQ(2, st.completed);
 	EXPECT_EQ(t + 2, st.tail);
@@ -2058,6 +2075,7 @@ TEST_F(dom, release_on_kill)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(async_join(&a, 2 * LONG_MS));
 	EXPECT_EQ(0, a.ret);
+	EXPECT_WOKEN(a, a.arg.w.deadline_ns);
 	EXPECT_TRUE(WIFSIGNALED(status));
 	stats(_metadata, d.fd, &st);
 	EXPECT_EQ(1, st.handles);
@@ -2142,6 +2160,7 @@ TEST_F(dom, close_during_wait_releases_after_it)
 	ASSERT_EQ(0, dev_complete(d.fd, t, 1));
 	ASSERT_TRUE(async_join(&a, 2 * LONG_MS));
 	EXPECT_EQ(0, a.ret) TH_LOG("the wait did not get its turn");
+	EXPECT_WOKEN(a, a.arg.w.deadline_ns);
 	/* now released: t+1 and t+2 trashed */
 	stats(_metadata, d.fd, &st);
 	EXPECT_EQ(1, st.handles);
@@ -2801,7 +2820,8 @@ TEST_F_TIMEOUT(dom, ebusy_handle_sleepers, 60)
 	ASSERT_EQ(0, dev_complete(d.fd, t, 1));
 	ASSERT_EQ(0, dev_complete(b, t + 1, 1));
 	for (int i = 0; i < n; i++)
-		if (async_join(&a[i], 4 * LONG_MS) && a[i].ret == 0)
+		if (async_join(&a[i], 4 * LONG_MS) && a[i].ret == 0 &&
+		    woken(&a[i]))
 			ok++;
 	EXPECT_EQ(n, ok);
 	stats(_metadata, d.fd, &st);
@@ -2842,7 +2862,8 @@ TEST_F_TIMEOUT(dom, ebusy_domain_sleepers, 240)
 	ASSERT_EQ(0, dev_complete(d.fd, t, 1));
 	for (int i = 0; i < nh; i++) {
 		for (int k = 0; k < per; k++)
-			if (async_join(&a[i * per + k], 5 * LONG_MS) && a[i * per + k].ret == 0)
+			if (async_join(&a[i * per + k], 5 * LONG_MS) &&
+			    a[i * per + k].ret == 0 && woken(&a[i * per + k]))
 				ok++;
 		if (i + 1 < nh) {
 			ASSERT_EQ(0, dev_complete(h[i], t + 1 + i, 1));

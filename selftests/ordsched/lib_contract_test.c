@@ -236,6 +236,17 @@ static int waiter_start(struct waiter *w, int kind, struct ordsched *os,
 	return pthread_create(&w->th, NULL, waiter_fn, w);
 }
 
+/*
+ * After joining a waiter that must have been woken: it returned well
+ * before its deadline. A lost wake-up ends at the deadline, where the
+ * kernel looks at the turn once more and answers as if woken (0, POLLIN,
+ * -EALREADY): its result alone cannot tell.
+ */
+#define EXPECT_WOKEN(w)							\
+	EXPECT_GT((w).deadline, (w).end + SEC)				\
+		TH_LOG("returned %lld ms before its deadline",		\
+		       (long long)((w).deadline - (w).end) / 1000000)
+
 /* Joins @w within @secs; -1 if it did not return (it is left running). */
 static int waiter_join(struct waiter *w, unsigned int secs)
 {
@@ -757,6 +768,7 @@ TEST_F(lc, wait_wakes_at_turn)
 		ASSERT_EQ(0, i & 2 ? ordsched_trash(self->b, t0) :
 				     ordsched_complete(self->b, t0));
 		ASSERT_EQ(0, waiter_join(&w, 15));
+		EXPECT_WOKEN(w);
 		EXPECT_EQ(0, w.rc) TH_LOG("round %d, deadline %#llx", i,
 					   (unsigned long long)dl);
 		ASSERT_EQ(0, ordsched_complete(self->a, t1));
@@ -783,6 +795,7 @@ TEST_F(lc, wait_ealready_during)
 		ASSERT_EQ(0, i ? ordsched_trash(self->a, t1) :
 				 ordsched_complete(self->a, t1));
 		ASSERT_EQ(0, waiter_join(&w, 15));
+		EXPECT_WOKEN(w);
 		EXPECT_EQ(-EALREADY, w.rc) TH_LOG("%s", i ? "trash" : "complete");
 	}
 }
@@ -915,6 +928,7 @@ TEST_F(lc, wait_ebusy)
 	ASSERT_EQ(0, ordsched_complete(self->b, t0));
 	for (i = 0; i < NSLEEP; i++) {
 		ASSERT_EQ(0, waiter_join(&w[i], 25));
+		EXPECT_WOKEN(w[i]);
 		EXPECT_EQ(0, w[i].rc) TH_LOG("waiter %d", i);
 		EXPECT_EQ(0, w[i].rc2);
 	}
@@ -1208,6 +1222,7 @@ TEST_F(lc, complete_wait_wakes)
 	EXPECT_TRUE(sleepers_reach(self->a, base + 1));
 	ASSERT_EQ(0, ordsched_complete(self->b, t1));
 	ASSERT_EQ(0, waiter_join(&w, 15));
+	EXPECT_WOKEN(w);
 	EXPECT_EQ(0, w.rc);
 	EXPECT_EQ(ORDSCHED_NO_TICKET, w.ticket);
 	EXPECT_EQ(t2, ordsched_tail(self->a));
@@ -1299,6 +1314,7 @@ static void poll_case(struct __test_metadata *_metadata, struct ordsched *p,
 	usleep(200 * 1000);
 	ASSERT_EQ(0, ordsched_complete(other, t0));
 	ASSERT_EQ(0, waiter_join(&w, 15));
+	EXPECT_WOKEN(w);
 	EXPECT_TRUE(w.rc > 0 && (w.rc & POLLIN))
 		TH_LOG("%s: %d", kind == W_POLL ? "poll" : "epoll", w.rc);
 	EXPECT_EQ(1, poll(&pfd, 1, 0));
@@ -1350,6 +1366,7 @@ static void poll_woken_by(struct __test_metadata *_metadata,
 	usleep(200 * 1000);
 	ASSERT_EQ(0, ordsched_complete(b, t0));
 	ASSERT_EQ(0, waiter_join(&w, 15));
+	EXPECT_WOKEN(w);
 	EXPECT_TRUE(w.rc > 0 && (w.rc & POLLIN)) TH_LOG("poll: %d", w.rc);
 }
 
@@ -1678,6 +1695,7 @@ TEST(mixed_paths)
 			EXPECT_TRUE(sleepers_reach(r, base + 1));
 		ASSERT_EQ(0, ordsched_complete(first, t0));
 		ASSERT_EQ(0, waiter_join(&w, 15));
+		EXPECT_WOKEN(w);
 		EXPECT_EQ(kind == W_POLL ? POLLIN : 0, w.rc) TH_LOG("round %d", i);
 		EXPECT_EQ(0, ordsched_complete(second, t1));
 		EXPECT_EQ(t1 + 1, ordsched_tail(first));
@@ -1732,6 +1750,7 @@ static void wait_retired_during(struct __test_metadata *_metadata,
 		}
 		ASSERT_EQ(0, ordsched_complete(r, t0));
 		ASSERT_EQ(0, waiter_join(&w, 15));
+		EXPECT_WOKEN(w);
 		zeros += w.rc == 0;
 		other += w.rc != 0 && w.rc != -EALREADY;
 		if (by_cwait) {
@@ -1846,6 +1865,7 @@ TEST_F(lc, close_trashes)
 	EXPECT_TRUE(sleepers_reach(self->a, base + 1));
 	close(dupfd);
 	ASSERT_EQ(0, waiter_join(&w, 15));
+	EXPECT_WOKEN(w);
 	EXPECT_EQ(0, w.rc);
 	EXPECT_LE(2, stats_of(self->a).released);
 	EXPECT_EQ(0, ordsched_complete(self->a, t1));
@@ -1904,6 +1924,7 @@ static void death_case(struct __test_metadata *_metadata, struct ordsched *a,
 		kill(pid, SIGKILL);
 	}
 	ASSERT_EQ(0, waiter_join(&w, 15));
+	EXPECT_WOKEN(w);
 	EXPECT_EQ(0, w.rc);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, ordsched_complete(a, t1));
@@ -2225,6 +2246,7 @@ static void nospin_case(struct __test_metadata *_metadata, struct ordsched *a,
 	for (i = 0; i < extra; i++)
 		ASSERT_EQ(0, ordsched_complete(b, t0 + 1 + i));
 	ASSERT_EQ(0, waiter_join(&w, 15));
+	EXPECT_WOKEN(w);
 	EXPECT_EQ(0, w.rc);
 }
 
