@@ -959,6 +959,19 @@ static const struct ordsched_pipeline_ops fq_pl_ops = {
 };
 
 /*
+ * Memory for an item of @size to free while queued: the item at its
+ * start, or (@straddle) 8 bytes before a page boundary, a power of two
+ * from kmalloc() being aligned to its size. *@mem is what to kfree().
+ */
+static void *fq_item_alloc(size_t size, bool straddle, void **mem)
+{
+	*mem = kzalloc(straddle ? 2 * PAGE_SIZE : size, GFP_KERNEL);
+	if (!*mem)
+		return NULL;
+	return straddle ? *mem + PAGE_SIZE - 8 : *mem;
+}
+
+/*
  * A job whose parallel step waits behind a blocked one on an ordered
  * workqueue, freed: cancelled before it goes, its ticket skipped.
  * @straddle: the job lies across a page boundary, 8 bytes before it, so
@@ -983,9 +996,7 @@ static void fq_pl_run(struct ktest *t, bool straddle)
 	}
 	p.wq = alloc_ordered_workqueue("ordsched_freed", 0);
 	fq_pl = kzalloc(sizeof(*fq_pl), GFP_KERNEL);
-	/* A power of two from kmalloc() is aligned to its size. */
-	mem = kzalloc(straddle ? 2 * PAGE_SIZE : sizeof(*freed), GFP_KERNEL);
-	freed = straddle ? mem + PAGE_SIZE - 8 : mem;
+	freed = fq_item_alloc(sizeof(*freed), straddle, &mem);
 	if (!KT_EXPECT(t, p.wq && fq_pl && mem))
 		goto out;
 	pl = ordsched_pipeline_create(&p);
@@ -1139,9 +1150,7 @@ static void fq_kx_run(struct ktest *t, bool straddle)
 	kp.wq = alloc_ordered_workqueue("ordsched_freed", 0);
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	next = kzalloc(sizeof(*next), GFP_KERNEL);
-	/* A power of two from kmalloc() is aligned to its size. */
-	mem = kzalloc(straddle ? 2 * PAGE_SIZE : sizeof(*freed), GFP_KERNEL);
-	freed = straddle ? mem + PAGE_SIZE - 8 : mem;
+	freed = fq_item_alloc(sizeof(*freed), straddle, &mem);
 	if (!KT_EXPECT(t, kp.wq && b && next && mem))
 		goto out;
 	kx = ordsched_keyed_create(&kp);

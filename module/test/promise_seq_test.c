@@ -1321,6 +1321,31 @@ static int pl_queue_wait(void *data)
  * queue_wait sleeps for room (pipeline.h "queue_wait ... in process
  * context") and the job then runs like any other.
  */
+/*
+ * A pipeline of a window of two (in @c) whose jobs @j[0] and @j[1] block
+ * on @rel, and a queue_wait of @j[2] asleep for room in @a (NULL if it
+ * could not start). False if there is no pipeline.
+ */
+static bool pl_wait_on_full_window(struct ktest *t, struct pl_ctx *c,
+				   struct pl_job *j, struct completion *rel,
+				   struct pl_wait *w, struct async **a)
+{
+	init_completion(rel);
+	if (!pl_create(t, c, 1, NULL))
+		return false;
+	pl_jobs_init(j, 3, c);
+	j[0].block = rel;
+	j[1].block = rel;
+	KT_EXPECT(t, ordsched_pipeline_queue(c->pl, &j[0].job));
+	KT_EXPECT(t, ordsched_pipeline_queue(c->pl, &j[1].job));
+	KT_EXPECT(t, !ordsched_pipeline_queue(c->pl, &j[2].job));
+	*w = (struct pl_wait){ .pl = c->pl, .job = &j[2].job };
+	*a = async_start(t, pl_queue_wait, w);
+	if (*a)
+		KT_EXPECT(t, async_blocked(*a));
+	return true;
+}
+
 static void pipeline_queue_refuses_full_window_then_waits(struct ktest *t)
 {
 	struct completion rel;
@@ -1330,19 +1355,8 @@ static void pipeline_queue_refuses_full_window_then_waits(struct ktest *t)
 	struct async *a;
 	int i;
 
-	init_completion(&rel);
-	if (!pl_create(t, &c, 1, NULL))
+	if (!pl_wait_on_full_window(t, &c, j, &rel, &w, &a))
 		return;
-	pl_jobs_init(j, 3, &c);
-	j[0].block = &rel;
-	j[1].block = &rel;
-	KT_EXPECT(t, ordsched_pipeline_queue(c.pl, &j[0].job));
-	KT_EXPECT(t, ordsched_pipeline_queue(c.pl, &j[1].job));
-	KT_EXPECT(t, !ordsched_pipeline_queue(c.pl, &j[2].job));
-	w = (struct pl_wait){ .pl = c.pl, .job = &j[2].job };
-	a = async_start(t, pl_queue_wait, &w);
-	if (a)
-		KT_EXPECT(t, async_blocked(a));
 	complete_all(&rel);
 	if (a)
 		KT_EXPECT_EQ(t, async_end(t, a), 0);
@@ -1371,18 +1385,9 @@ static void pipeline_queue_wait_killed_not_queued(struct ktest *t)
 	struct async *a;
 	int i;
 
-	init_completion(&rel);
-	if (!pl_create(t, &c, 1, NULL))
+	if (!pl_wait_on_full_window(t, &c, j, &rel, &w, &a))
 		return;
-	pl_jobs_init(j, 3, &c);
-	j[0].block = &rel;
-	j[1].block = &rel;
-	KT_EXPECT(t, ordsched_pipeline_queue(c.pl, &j[0].job));
-	KT_EXPECT(t, ordsched_pipeline_queue(c.pl, &j[1].job));
-	w = (struct pl_wait){ .pl = c.pl, .job = &j[2].job };
-	a = async_start(t, pl_queue_wait, &w);
 	if (a) {
-		KT_EXPECT(t, async_blocked(a));
 		async_kill(a);
 		KT_EXPECT_EQ(t, async_end(t, a), -EINTR);
 	}
