@@ -4,6 +4,10 @@
  *
  *	stream	ordsched serial streams, one stream set on ordsched's shared
  *		workqueue, a struct ordsched_stream per stream
+ *	list	by hand: a lock, a list and a work item per stream, the
+ *		work item queued on one shared unbound workqueue when its
+ *		stream goes from idle to busy and draining the list; what
+ *		a driver writes to avoid a workqueue per stream
  *	owq	one alloc_ordered_workqueue() per stream, what a driver with
  *		one ordered queue per client would write
  *
@@ -25,6 +29,7 @@
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include <ordsched.h>
@@ -43,7 +48,18 @@ struct sb_item {
 	union {
 		struct ordsched_stream_item si;
 		struct work_struct work;
+		struct list_head node;
 	};
+};
+
+/* list: one stream, 56 bytes on x86-64 without lock debugging. */
+struct sb_list {
+	/* Guards @busy and @items. */
+	spinlock_t lock;
+	/* Its work item is queued or draining. */
+	bool busy;
+	struct list_head items;
+	struct work_struct work;
 };
 
 struct sb_contender {
@@ -70,6 +86,9 @@ struct sb_run {
 	struct ordsched_stream_set *set;
 	struct ordsched_stream *stream;
 	struct workqueue_struct **wq;
+	/* list: the streams and their shared workqueue */
+	struct sb_list *list;
+	struct workqueue_struct *list_wq;
 };
 
 /* Every item, whatever runs it. */
@@ -135,6 +154,77 @@ static const struct sb_contender sb_stream = {
 	.queue = sb_stream_queue,
 };
 
+/* --- list ------------------------------------------------------------ */
+
+static void sb_list_fn(struct work_struct *work)
+{
+	struct sb_list *l = container_of(work, struct sb_list, work);
+	struct sb_item *item;
+
+	for (;;) {
+		spin_lock(&l->lock);
+		item = list_first_entry_or_null(&l->items, struct sb_item,
+						node);
+		if (!item) {
+			l->busy = false;
+			spin_unlock(&l->lock);
+			return;
+		}
+		list_del(&item->node);
+		spin_unlock(&l->lock);
+		sb_ran(item);
+	}
+}
+
+static int sb_list_create(struct sb_run *run)
+{
+	u32 i;
+
+	run->list_wq = alloc_workqueue("ordsched_bench_list", WQ_UNBOUND, 0);
+	if (!run->list_wq)
+		return -ENOMEM;
+	run->list = kvcalloc(run->streams, sizeof(*run->list), GFP_KERNEL);
+	if (!run->list) {
+		destroy_workqueue(run->list_wq);
+		return -ENOMEM;
+	}
+	for (i = 0; i < run->streams; i++) {
+		spin_lock_init(&run->list[i].lock);
+		INIT_LIST_HEAD(&run->list[i].items);
+		INIT_WORK(&run->list[i].work, sb_list_fn);
+	}
+	return 0;
+}
+
+static void sb_list_destroy(struct sb_run *run)
+{
+	/* Drains it: no work item runs on a stream once this returns. */
+	destroy_workqueue(run->list_wq);
+	kvfree(run->list);
+}
+
+/* A work item runs on one worker at a time: the stream's FIFO holds. */
+static void sb_list_queue(struct sb_run *run, struct sb_item *item)
+{
+	struct sb_list *l = &run->list[item->stream];
+	bool idle;
+
+	spin_lock(&l->lock);
+	list_add_tail(&item->node, &l->items);
+	idle = !l->busy;
+	l->busy = true;
+	spin_unlock(&l->lock);
+	if (idle)
+		queue_work(run->list_wq, &l->work);
+}
+
+static const struct sb_contender sb_list = {
+	.name = "list",
+	.create = sb_list_create,
+	.destroy = sb_list_destroy,
+	.queue = sb_list_queue,
+};
+
 /* --- owq ------------------------------------------------------------- */
 
 static void sb_owq_fn(struct work_struct *work)
@@ -186,6 +276,7 @@ static const struct sb_contender sb_owq = {
 
 static const struct sb_contender *const sb_contenders[] = {
 	&sb_stream,
+	&sb_list,
 	&sb_owq,
 };
 
@@ -338,7 +429,7 @@ static int sb_run_bench(const struct bench_args *args, struct bench_out *out)
 
 static const char *sb_contender_names(void)
 {
-	return "stream owq";
+	return "stream list owq";
 }
 
 const struct bench_def bench_streams = {

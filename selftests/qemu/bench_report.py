@@ -201,7 +201,7 @@ def streams_table(summary, runs):
            "%-8s %16s %16s %16s %16s %12s %9s %7s %7s"
            % ("", "create us/strm", "destroy us/strm", "bytes/stream",
               "items/s", "CPU us/item", "kworkers+", "csw/it", "IPI/it")]
-    for c in ("stream", "owq"):
+    for c in ("stream", "list", "owq"):
         s = summary.get(c)
         if not s:
             continue
