@@ -151,23 +151,6 @@ static __u64 ring_spin(struct ordsched *os, uint64_t ticket)
 }
 
 /*
- * The ring's sleep, once the spin is over. In ring_proto.h a wait that
- * returns at its turn takes the SLEEPING flag back; one that returns
- * without it leaves the flag, for the other waiters of the ticket, in any
- * process. Threads of this process that wait for the same ticket count
- * themselves in ring_waiters, and one that leaves at the turn while
- * others still wait flags the slot again, then wakes them itself if the
- * tail got there meanwhile (race (b) again: the mover that CASes the tail
- * onto it then looks at the slot). A pollable handle's tickets keep their
- * flag throughout (__ordsched_ring_wait()'s @keep): the mover onto the
- * ticket finds it whenever it looks, and wakes the pollers. Taken back
- * at the turn and set again after, the flag would be missing when a mover
- * held up between its tail CAS and its look at the slot looked, and the
- * pollers would sleep through the turn. A handle made pollable during the
- * wait, whose flag was taken back, is flagged again and woken here if the
- * turn came meanwhile, as for the others.
- */
-/*
  * After a re-flag of @ticket that failed: may the process's other waiters
  * of it sleep through something no mover will wake them for? Yes if the
  * word moved on while the flag was down (the ticket completed or trashed
@@ -191,6 +174,24 @@ static bool ring_flag_not_seen(struct ordsched *os, __u64 *slot,
 	return tail == ticket || ordsched_ring_passed(tail, ticket);
 }
 
+/*
+ * The ring's sleep, once the spin is over. In ring_proto.h a wait that
+ * returns at its turn takes the SLEEPING flag back; one that returns
+ * without it leaves the flag, for the other waiters of the ticket, in any
+ * process. Threads of this process that wait for the same ticket count
+ * themselves in ring_waiters, and one that leaves at the turn while
+ * others still wait flags the slot again, then wakes them itself if the
+ * tail got there meanwhile (race (b) again: the mover that CASes the tail
+ * onto it then looks at the slot). A pollable handle's tickets keep their
+ * flag throughout (__ordsched_ring_wait()'s @keep): the mover onto the
+ * ticket finds it whenever it looks, and wakes the pollers. Taken back
+ * at the turn and set again after, the flag would be missing when a mover
+ * held up between its tail CAS and its look at the slot looked, and the
+ * pollers would sleep through the turn. A handle made pollable during the
+ * wait, whose flag was taken back, is flagged again and woken here if the
+ * turn came meanwhile, as for the others. A re-flag that fails wakes the
+ * others if the word moved on or the turn has come: ring_flag_not_seen().
+ */
 __attribute__((noinline))
 static int ring_wait(struct ordsched *os, uint64_t ticket,
 		     uint64_t deadline_ns)
