@@ -218,7 +218,7 @@ part_keys() {
 # threads on the guest's CPUs; W = 1 and 10 us of work per item.
 # ordsched_commit_contenders=, _threads= and _work= (comma-separated)
 # narrow it down, for a quick A/B of two contenders.
-COMMIT_CONTENDERS=$(echo "${ordsched_commit_contenders:-ordsched ordsched-ioctl condvar futex ring ring-again ring-owned ring-local spin}" | tr , ' ')
+COMMIT_CONTENDERS=$(echo "${ordsched_commit_contenders:-ordsched ordsched-ioctl condvar futex ring ring-again ring-owned ring-local ring-ahead spin}" | tr , ' ')
 COMMIT_THREADS=$(echo "${ordsched_commit_threads:-2 4 8}" | tr , ' ')
 COMMIT_WORK=$(echo "${ordsched_commit_work:-1000 10000}" | tr , ' ')
 

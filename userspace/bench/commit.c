@@ -41,6 +41,10 @@
  *			before the ticket's atomic add, the ticket after it.
  *			The cheapest ownership record known, a lower bound
  *			for any robust design; not robust either
+ *	ring-ahead	the ring whose completion also wakes the sleeper of
+ *			the ticket after next, which spins (sched_yield())
+ *			for at most 100 us before sleeping again: ordsched's
+ *			wake-ahead at T > CPUs, as userspace can do it
  *	spin		an atomic counter, waiters spin on it (the hand-off
  *			limit while threads <= CPUs; with more threads, a
  *			waiter burns the CPU its predecessor needs)
@@ -447,6 +451,74 @@ static const struct seq_ops seq_ring_again = {
 };
 
 /*
+ * ring-ahead: the futex ring with the trick credited for ordsched's lead
+ * at T > CPUs, done in userspace: a completion also wakes the sleeper of
+ * the ticket after next, whose turn comes one hand-over later, so that it
+ * is on a CPU by then; woken ahead, a waiter spins, yielding its CPU to
+ * whatever else is runnable there, for at most RING_AHEAD_NS, then sleeps
+ * again. (The kernel's spin stops as soon as something else is runnable;
+ * sched_yield() is what userspace has.)
+ */
+#define RING_AHEAD_NS	100000
+
+static bool rg_sleep(struct rg_slot *s, uint64_t t, uint32_t mark)
+{
+	__atomic_store_n(&s->word, mark, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rg_tail, __ATOMIC_SEQ_CST) == t)
+		return false;
+	futex(&s->word, FUTEX_WAIT_PRIVATE, mark);
+	return true;
+}
+
+static int ra_wait(uint64_t t)
+{
+	struct rg_slot *s = &rg_ring[t & (RING - 1)];
+	uint32_t mark = rg_mark(t);
+	uint64_t until;
+	int i;
+
+	for (i = 0; i < RING_SPIN; i++) {
+		if (__atomic_load_n(&rg_tail, __ATOMIC_ACQUIRE) == t)
+			return 0;
+		cpu_relax();
+	}
+	while (__atomic_load_n(&rg_tail, __ATOMIC_ACQUIRE) != t) {
+		if (!rg_sleep(s, t, mark))
+			break;
+		/* Woken: at the turn, or ahead of it; spin a while then. */
+		until = now_ns() + RING_AHEAD_NS;
+		while (__atomic_load_n(&rg_tail, __ATOMIC_ACQUIRE) != t &&
+		       now_ns() < until) {
+			nr_syscalls++;
+			sched_yield();
+		}
+	}
+	return 0;
+}
+
+static void ra_wake(uint64_t t)
+{
+	struct rg_slot *s = &rg_ring[t & (RING - 1)];
+
+	if (__atomic_load_n(&s->word, __ATOMIC_SEQ_CST) != rg_mark(t))
+		return;
+	__atomic_store_n(&s->word, 0, __ATOMIC_SEQ_CST);
+	futex(&s->word, FUTEX_WAKE_PRIVATE, 1);
+}
+
+static int ra_complete(uint64_t t)
+{
+	__atomic_store_n(&rg_tail, t + 1, __ATOMIC_SEQ_CST);
+	ra_wake(t + 1);
+	ra_wake(t + 2);
+	return 0;
+}
+
+static const struct seq_ops seq_ring_ahead = {
+	"ring-ahead", rg_init, user_take, ra_wait, ra_complete, 1,
+};
+
+/*
  * ring-owned: the futex ring that also records, at every take, who holds
  * the ticket, in the ticket's slot: the store with which ordsched's take
  * claims its slot (module/ring_proto.h), so that the kernel can find a
@@ -528,8 +600,8 @@ static const struct seq_ops seq_spin = {
 
 static const struct seq_ops *const contenders[] = {
 	&seq_ordsched, &seq_ordsched_ioctl, &seq_condvar, &seq_futex, &seq_ring,
-	&seq_ring_again, &seq_ring_owned, &seq_ring_local, &seq_spin,
-	&seq_ordsched_private,
+	&seq_ring_again, &seq_ring_owned, &seq_ring_local, &seq_ring_ahead,
+	&seq_spin, &seq_ordsched_private,
 };
 
 /* --- work, commit, threads -------------------------------------------- */
@@ -657,7 +729,7 @@ int main(int argc, char **argv)
 	arg_u64(argc, argv, "items", &run.max_items);
 	if (!run.ops || !threads || threads > MAX_THREADS || !duration_ms) {
 		fprintf(stderr,
-			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|ring-again|ring-owned|ring-local|spin|ordsched-private threads=T work_ns=W [duration_ms=MS | items=N]\n",
+			"usage: %s contender=ordsched|ordsched-ioctl|condvar|futex|ring|ring-again|ring-owned|ring-local|ring-ahead|spin|ordsched-private threads=T work_ns=W [duration_ms=MS | items=N]\n",
 			argv[0]);
 		return 2;
 	}
