@@ -244,6 +244,15 @@ static bool stream_queue(struct ordsched_stream *stream,
 	unsigned long flags;
 
 	/*
+	 * Claimed and linked in one critical section: an item found claimed
+	 * on this stream is on its list, ahead of whatever the finder queues
+	 * next, and the stream is busy (a flush sees it). Claimed first and
+	 * locked after, a queueing preempted in between left an item that
+	 * a refused queueing took for queued, behind the next items and
+	 * unseen by a flush.
+	 */
+	raw_spin_lock_irqsave(&stream->lock, flags);
+	/*
 	 * The claim: one queueing wins, whatever stream each names. Fully
 	 * ordered: the previous start's unlinking (release) came before.
 	 */
@@ -256,10 +265,11 @@ static bool stream_queue(struct ordsched_stream *stream,
 		 * sees our stores; started meanwhile, claim again.
 		 */
 		smp_mb();
-		if (READ_ONCE(item->stream))
+		if (READ_ONCE(item->stream)) {
+			raw_spin_unlock_irqrestore(&stream->lock, flags);
 			return false;
+		}
 	}
-	raw_spin_lock_irqsave(&stream->lock, flags);
 	stream_item_debug_activate(stream, item, track);
 	list_add_tail(&item->node, &stream->items);
 	this_cpu_inc(set->stats->queued);
@@ -302,11 +312,11 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 
 	raw_spin_lock_irqsave(&stream->lock, flags);
 	/*
-	 * Ours and on our list. Claimed but not on it yet: the queueing
-	 * has not taken our lock, and comes after this cancel. The acquire
-	 * pairs with the claim's cmpxchg, which read the release of the
-	 * item's last start: its unlinking from the list it was on then is
-	 * seen below, not a stale link into another stream's list.
+	 * Ours, and so on our list: a queueing claims and links under our
+	 * lock. The acquire pairs with the claim's cmpxchg, which read the
+	 * release of the item's last start: its unlinking from the list it
+	 * was on then is seen below, not a stale link into another stream's
+	 * list.
 	 */
 	removed = smp_load_acquire(&item->stream) == stream &&
 		  !list_empty(&item->node);

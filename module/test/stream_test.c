@@ -11,6 +11,8 @@
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -932,6 +934,124 @@ static void queue_twice(struct ktest *t)
 	plug_fini(&plug);
 }
 
+/*
+ * stream.h: a queueing that returns false found the item "already
+ * queued", so the item runs before whatever its caller queues next. One
+ * queueing of item 0 is held (a kprobe) as it enters the stream's lock,
+ * while another CPU queues item 0 too, then item 1. The claim used to
+ * come before the lock: the other CPU was refused, queued item 1 first,
+ * and the held queueing linked item 0 behind it, where a flush would not
+ * have waited for it either. Now one of the two queueings of item 0 wins,
+ * whichever it is, and item 0 runs first.
+ */
+struct refused {
+	struct kprobe kp;
+	struct ordsched_stream *stream;
+	struct order_item items[2];
+	struct task_struct *held_task;
+	/* kt_hold()'s */
+	atomic_t stage;
+	bool held_queued, other_queued, second_queued, was_held;
+	struct completion held_done, other_done;
+};
+
+static int refused_hold(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct refused *r = container_of(kp, struct refused, kp);
+
+	if (current == READ_ONCE(r->held_task) &&
+	    (void *)regs_get_kernel_argument(regs, 0) == &r->stream->lock)
+		kt_hold(&r->stage);
+	return 0;
+}
+
+static int refused_held(void *data)
+{
+	struct refused *r = data;
+
+	r->held_queued = ordsched_stream_queue(r->stream, &r->items[0].item);
+	complete(&r->held_done);
+	return 0;
+}
+
+static int refused_other(void *data)
+{
+	struct refused *r = data;
+
+	r->was_held = kt_wait_held(&r->stage);
+	r->other_queued = ordsched_stream_queue(r->stream, &r->items[0].item);
+	r->second_queued = ordsched_stream_queue(r->stream, &r->items[1].item);
+	atomic_set(&r->stage, 2);
+	complete(&r->other_done);
+	return 0;
+}
+
+static void refused_then_queued(struct ktest *t)
+{
+	struct ordsched_stream_set *set;
+	struct task_struct *other;
+	atomic_t pos = ATOMIC_INIT(0);
+	unsigned int log[2] = { 0, 0 };
+	struct refused *r;
+	struct plug plug;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!KT_EXPECT(t, r))
+		return;
+	if (!KT_EXPECT(t, plug_init(&plug)))
+		goto out_free;
+	init_completion(&r->held_done);
+	init_completion(&r->other_done);
+	order_items_init(r->items, 2, log, &pos);
+	set = ordsched_stream_set_create(&(struct ordsched_stream_set_params){
+		.name = "refused", .wq = plug.wq });
+	r->stream = kzalloc(sizeof(*r->stream), GFP_KERNEL);
+	if (!KT_EXPECT(t, r->stream && !IS_ERR(set)))
+		goto out_plug;
+	ordsched_stream_init(r->stream, set);
+	r->kp.symbol_name = "_raw_spin_lock_irqsave";
+	r->kp.pre_handler = refused_hold;
+	if (register_kprobe(&r->kp)) {
+		ktest_skip(t, "no kprobe on _raw_spin_lock_irqsave");
+		goto out_stream;
+	}
+	if (KT_EXPECT_EQ(t, kt_create_pair(&r->held_task, refused_held, &other,
+					   refused_other, r, "kt_st_refused"),
+			 0)) {
+		wake_up_process(r->held_task);
+		wake_up_process(other);
+		wait_for_completion(&r->other_done);
+		wait_for_completion(&r->held_done);
+	}
+	unregister_kprobe(&r->kp);
+	KT_EXPECT(t, r->was_held);
+	KT_EXPECT(t, r->held_queued != r->other_queued);
+	KT_EXPECT(t, r->second_queued);
+out_stream:
+	plug_release(&plug);
+	ordsched_stream_destroy(r->stream);
+	if (r->was_held) {
+		KT_EXPECT_EQ(t, atomic_read(&pos), 2);
+		/* The item the refused queueing took for queued ran first. */
+		KT_EXPECT_EQ(t, log[0], 0);
+		KT_EXPECT_EQ(t, log[1], 1);
+	}
+	goto out_set;
+out_plug:
+	plug_release(&plug);
+out_set:
+	kfree(r->stream);
+	if (!IS_ERR_OR_NULL(set))
+		ordsched_stream_set_destroy(set);
+	plug_fini(&plug);
+out_free:
+	kfree(r);
+}
+
 static const struct ktest_case stream_cases[] = {
 	KT_CASE(stream_size),
 	KT_CASE(destroy_runs_pending),
@@ -943,6 +1063,7 @@ static const struct ktest_case stream_cases[] = {
 	KT_CASE(cancel_race),
 	KT_CASE(many_streams),
 	KT_CASE(queue_twice),
+	KT_CASE(refused_then_queued),
 	KT_CASE(other_stream),
 	KT_CASE(two_streams),
 	KT_END
