@@ -12,8 +12,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -347,6 +349,45 @@ TEST(pgzip_replace_keeps_mode_and_link)
 	EXPECT_EQ(0, sh("umask 027 && ordsched-pgzip " DIR "/in " DIR "/new"));
 	EXPECT_EQ(0, sh("test $(stat -c %%a " DIR "/new) = 640"));
 	EXPECT_EQ(0, sh("test $(ls -A " DIR " | wc -l) = 4"));
+	sh("rm -rf " DIR);
+}
+
+/*
+ * The same in a folder whose absolute name is longer than PATH_MAX (25
+ * levels of 200 characters), where realpath() fails: OUTPUT used to be
+ * found by it, and was then taken for a new file (0644 over a 0600 one)
+ * or, as a symbolic link, for one to no file (refused).
+ */
+#define DEEP_LEVELS	25
+
+TEST(pgzip_replace_in_deep_folder)
+{
+	char name[201];
+	int depth;
+
+	if (!have("ordsched-pgzip") || !have("gunzip"))
+		SKIP(return, "ordsched-pgzip or gunzip not in PATH");
+	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR));
+	ASSERT_EQ(0, chdir(DIR));
+	memset(name, 'd', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (depth = 0; depth < DEEP_LEVELS; depth++)
+		if (mkdir(name, 0755) || chdir(name))
+			break;
+	EXPECT_EQ(DEEP_LEVELS, depth);
+	EXPECT_EQ(0, sh("seq 1 5000 > in && echo old > out && chmod 600 out && ln -s out lnk"));
+	EXPECT_EQ(0, sh("umask 022 && ordsched-pgzip in out"));
+	EXPECT_EQ(0, sh("test $(stat -c %%a out) = 600"));
+	EXPECT_EQ(0, sh("echo old > out && chmod 600 out"));
+	EXPECT_EQ(0, sh("umask 022 && ordsched-pgzip in lnk"));
+	EXPECT_EQ(0, sh("test -L lnk && test $(stat -c %%a out) = 600"));
+	EXPECT_EQ(0, sh("gunzip -c < out | cmp -s - in"));
+	EXPECT_EQ(0, sh("test $(ls -A | wc -l) = 3"));
+	/* Out the way in: rm -r may not reach that deep by absolute names. */
+	sh("rm -f in out lnk");
+	for (; depth > 0; depth--)
+		if (chdir("..") || rmdir(name))
+			break;
 	sh("rm -rf " DIR);
 }
 

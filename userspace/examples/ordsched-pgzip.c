@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -409,11 +410,52 @@ static void catch_fatal_signals(void)
 }
 
 /*
+ * The file that @out, a symbolic link, points to, following a chain of
+ * links: a name relative to the current folder where the links are
+ * relative. Not realpath(), which fails where the current folder's
+ * absolute name is longer than PATH_MAX, though every name here is short.
+ * NULL with errno set on failure.
+ */
+static char *link_target(const char *out)
+{
+	char *path = strdup(out), *next, link[PATH_MAX];
+	const char *slash;
+	unsigned int i;
+	struct stat st;
+	ssize_t n;
+
+	/* As many links as the kernel follows in a name (ELOOP past it). */
+	for (i = 0; path && i < 40; i++) {
+		if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+			return path;
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			break;
+		link[n] = '\0';
+		slash = strrchr(path, '/');
+		if (link[0] == '/' || !slash)
+			next = strdup(link);
+		else if (asprintf(&next, "%.*s%s", (int)(slash - path + 1), path,
+				  link) < 0)
+			next = NULL;
+		free(path);
+		path = next;
+	}
+	if (path) {
+		if (i == 40)
+			errno = ELOOP;
+		free(path);
+	}
+	return NULL;
+}
+
+/*
  * OUTPUT: standard output, or a temporary file beside the file @out names
  * (in @tmp; *@target the name to rename it to: @out, or the file a
  * symbolic link @out points to, so that the link stays), renamed over it
  * by finish_output(). An existing OUTPUT keeps its permissions (and its
- * owner and group, as far as this process may give them).
+ * owner and group, as far as this process may give them). Whether it
+ * exists is what stat() says, as check_output() asked.
  */
 static int open_output(struct job *job, const char *out, char **tmp,
 		       char **target)
@@ -429,12 +471,15 @@ static int open_output(struct job *job, const char *out, char **tmp,
 		job->out = STDOUT_FILENO;
 		return 0;
 	}
-	*target = realpath(out, NULL);
-	if (*target && !stat(*target, &st) && S_ISREG(st.st_mode)) {
+	if (!stat(out, &st) && S_ISREG(st.st_mode)) {
 		exists = 1;
+		*target = link_target(out);
+		if (!*target) {
+			fprintf(stderr, "ordsched-pgzip: %s: %s\n", out,
+				strerror(errno));
+			return -1;
+		}
 	} else {
-		free(*target);
-		*target = NULL;
 		/* Renamed over, the link would go: its target is not known. */
 		if (!lstat(out, &st) && S_ISLNK(st.st_mode)) {
 			fprintf(stderr, "ordsched-pgzip: %s: a symbolic link to no file (name the file itself)\n",
