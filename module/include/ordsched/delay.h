@@ -126,9 +126,13 @@ typedef void (*ordsched_delay_fn)(struct ordsched_delay_task *task);
  * lock debugging.
  *
  * Initialize with ordsched_delay_task_init(),
- * ordsched_delay_task_init_stream() or ordsched_delay_task_init_irq(). All
- * fields are private to ordsched; read the deadline with
- * ordsched_delay_task_deadline().
+ * ordsched_delay_task_init_stream() or ordsched_delay_task_init_irq(),
+ * never while the task is queued nor while an ordsched_delay_cancel_sync()
+ * of it runs: that call's claim on the task, which makes its queueings
+ * fail, lives in the task, and initialized anew, the task forgets it (its
+ * function, queueing it again, would then succeed, and the cancel_sync
+ * could return with the task queued). All fields are private to ordsched;
+ * read the deadline with ordsched_delay_task_deadline().
  */
 struct ordsched_delay_task {
 	ktime_t deadline;
@@ -318,7 +322,8 @@ void ordsched_delay_destroy(struct ordsched_delay *d);
  *	in the order they are handed over: by deadline, ties in queueing
  *	order.
  *
- * Must not be called while the task is queued.
+ * Must not be called while the task is queued, nor while an
+ * ordsched_delay_cancel_sync() of it runs (&struct ordsched_delay_task).
  *
  * Context: any context.
  */
@@ -334,7 +339,8 @@ void ordsched_delay_task_init(struct ordsched_delay_task *task,
  *	items already there, and runs in the stream's order. Not NULL (that
  *	warns, and the task runs on ordsched's own workqueue instead)
  *
- * Must not be called while the task is queued. The stream must outlive
+ * Must not be called while the task is queued, nor while an
+ * ordsched_delay_cancel_sync() of it runs (&struct ordsched_delay_task). The stream must outlive
  * every queueing of the task.
  *
  * Context: any context.
@@ -357,7 +363,8 @@ void ordsched_delay_task_init_stream(struct ordsched_delay_task *task,
  *	task that queues itself again at once (a poll) leaves the CPU at
  *	least half its time
  *
- * Must not be called while the task is queued.
+ * Must not be called while the task is queued, nor while an
+ * ordsched_delay_cancel_sync() of it runs (&struct ordsched_delay_task).
  *
  * Context: any context.
  */
@@ -638,7 +645,9 @@ static inline bool ordsched_delay_cancel(struct ordsched_delay *d,
  * %ORDSCHED_DELAY_CANCEL_SYNC. Cancels the task if it has not started and
  * returns only when it is neither queued nor running, also if its
  * function queues it again: queueings and modifies of @task fail
- * meanwhile. The task is then the caller's, to free or queue again.
+ * meanwhile (its function must not initialize it anew then: see
+ * &struct ordsched_delay_task). The task is then the caller's, to free or
+ * queue again.
  *
  * Context: process context, may sleep; not from @task's function.
  * Return: true if the task was queued and has been cancelled, false if it
