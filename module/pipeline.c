@@ -45,6 +45,7 @@ struct ordsched_pipeline {
 
 static bool pipeline_cancel(struct ordsched_pipeline *pl,
 			    struct ordsched_job *job, bool defer);
+static raw_spinlock_t *pipeline_job_lock(struct ordsched_job *job);
 
 #ifdef CONFIG_DEBUG_OBJECTS
 /*
@@ -113,11 +114,28 @@ static const struct debug_obj_descr pipeline_job_debug_descr = {
 	.fixup_free		= pipeline_job_fixup_free,
 };
 
-/* False if @job is still in flight. */
-static bool pipeline_job_debug_activate(struct ordsched_job *job)
+static bool __pipeline_job_debug_activate(struct ordsched_job *job)
 {
 	return !debug_object_activate(pipeline_debug_obj(job),
 				      &pipeline_job_debug_descr);
+}
+
+/*
+ * False if @job is still in flight. Under the job's lock, as the
+ * re-tracking in pipeline_start() is: the job is untracked for a moment
+ * there, and a second queueing of it (a bug) would otherwise find it new,
+ * take a ticket and go on, both queueings answering true and one ticket
+ * never handed in.
+ */
+static bool pipeline_job_debug_activate(struct ordsched_job *job)
+{
+	unsigned long flags;
+	bool ok;
+
+	raw_spin_lock_irqsave(pipeline_job_lock(job), flags);
+	ok = __pipeline_job_debug_activate(job);
+	raw_spin_unlock_irqrestore(pipeline_job_lock(job), flags);
+	return ok;
 }
 
 static void pipeline_job_debug_done(struct ordsched_job *job)
@@ -127,11 +145,14 @@ static void pipeline_job_debug_done(struct ordsched_job *job)
 	debug_object_free(pipeline_debug_obj(job), &pipeline_job_debug_descr);
 }
 
-/* Newer than the work's tracking object: see above. */
+/*
+ * Newer than the work's tracking object: see above. Under the job's lock:
+ * see pipeline_job_debug_activate().
+ */
 static void pipeline_job_debug_retrack(struct ordsched_job *job)
 {
 	pipeline_job_debug_done(job);
-	pipeline_job_debug_activate(job);
+	__pipeline_job_debug_activate(job);
 }
 
 /* The job was reported freed while its parallel step ran. */

@@ -16,6 +16,7 @@
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
 #include <linux/kmsg_dump.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -1528,6 +1529,89 @@ static void pipeline_queue_refuses_already_queued_job(struct ktest *t)
 	pl_pending_teardown(t, &p);
 	KT_EXPECT_EQ(t, p.j[1].serial_runs, 1);
 	KT_EXPECT_EQ(t, atomic_read(&p.c.serial_n), 2);
+}
+
+/*
+ * The same with two queueings of one job at once: one answers true, the
+ * other false, and the job runs once. The first is held (a kprobe, 2 s)
+ * in its second activation of the job's debug object, which tracks the
+ * job anew after INIT_WORK(); the second queueing comes from the other
+ * CPU then. It used to find the job untracked at that moment, take a
+ * ticket and answer true too, and the first's ticket was never handed in.
+ */
+struct pl_twice {
+	struct kprobe kp;
+	struct pl_pending p;
+	struct task_struct *first;
+	atomic_t activations, stage;
+	bool first_queued, second_queued, held;
+};
+
+static int pl_twice_hold(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct pl_twice *w = container_of(kp, struct pl_twice, kp);
+
+	if (current == READ_ONCE(w->first) &&
+	    (void *)regs_get_kernel_argument(regs, 0) ==
+	    &w->p.j[1].job.ticket &&
+	    atomic_inc_return(&w->activations) == 2)
+		kt_hold(&w->stage);
+	return 0;
+}
+
+/* Thread 0 is held; thread 1, on the other CPU, queues meanwhile. */
+static int pl_twice_thread(void *data, unsigned int idx)
+{
+	struct pl_twice *w = data;
+
+	if (!idx) {
+		WRITE_ONCE(w->first, current);
+		w->first_queued = ordsched_pipeline_queue(w->p.c.pl,
+							  &w->p.j[1].job);
+		return 0;
+	}
+	w->held = kt_wait_held(&w->stage);
+	w->second_queued = ordsched_pipeline_queue(w->p.c.pl, &w->p.j[1].job);
+	atomic_set(&w->stage, 2);
+	return 0;
+}
+
+static void pipeline_queue_twice_at_once_refuses_one(struct ktest *t)
+{
+	struct pl_twice *w;
+	bool ran = false;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS)) {
+		ktest_skip(t, "needs CONFIG_DEBUG_OBJECTS");
+		return;
+	}
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!KT_EXPECT(t, w))
+		return;
+	if (!pl_pending_setup(t, &w->p))
+		goto out;
+	w->kp.symbol_name = "debug_object_activate";
+	w->kp.pre_handler = pl_twice_hold;
+	if (register_kprobe(&w->kp)) {
+		ktest_skip(t, "no kprobe on debug_object_activate");
+		goto out_pl;
+	}
+	ran = KT_EXPECT_EQ(t, kt_run_threads(2, pl_twice_thread, w), 0);
+	unregister_kprobe(&w->kp);
+	KT_EXPECT(t, w->held);
+	KT_EXPECT(t, w->first_queued != w->second_queued);
+out_pl:
+	pl_pending_teardown(t, &w->p);
+	if (ran) {
+		KT_EXPECT_EQ(t, w->p.j[1].serial_runs, 1);
+		KT_EXPECT_EQ(t, atomic_read(&w->p.c.serial_n), 2);
+	}
+out:
+	kfree(w);
 }
 
 static DEFINE_SPINLOCK(pl_lock);
@@ -3263,6 +3347,7 @@ static const struct ktest_case promise_seq_cases[] = {
 	KT_CASE(pipeline_cancel_before_parallel_skips_serial),
 	KT_CASE(pipeline_cancel_of_running_job_is_false),
 	KT_CASE_WARNS(pipeline_queue_refuses_already_queued_job, 1, 1),
+	KT_CASE_WARNS(pipeline_queue_twice_at_once_refuses_one, 1, 1),
 	KT_CASE(pipeline_queue_from_softirq_and_irqs_off),
 	KT_CASE(pipeline_flush_waits_for_earlier_jobs_only),
 	KT_CASE(pipeline_destroy_runs_jobs_queued_meanwhile),
