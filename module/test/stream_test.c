@@ -12,7 +12,6 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
-#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -952,7 +951,6 @@ struct refused {
 	/* kt_hold()'s */
 	atomic_t stage;
 	bool held_queued, other_queued, second_queued, was_held;
-	struct completion held_done, other_done;
 };
 
 static int refused_hold(struct kprobe *kp, struct pt_regs *regs)
@@ -965,31 +963,27 @@ static int refused_hold(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static int refused_held(void *data)
+/* Thread 0 is held; thread 1, on the other CPU, queues meanwhile. */
+static int refused_thread(void *data, unsigned int idx)
 {
 	struct refused *r = data;
 
-	r->held_queued = ordsched_stream_queue(r->stream, &r->items[0].item);
-	complete(&r->held_done);
-	return 0;
-}
-
-static int refused_other(void *data)
-{
-	struct refused *r = data;
-
+	if (!idx) {
+		WRITE_ONCE(r->held_task, current);
+		r->held_queued = ordsched_stream_queue(r->stream,
+						       &r->items[0].item);
+		return 0;
+	}
 	r->was_held = kt_wait_held(&r->stage);
 	r->other_queued = ordsched_stream_queue(r->stream, &r->items[0].item);
 	r->second_queued = ordsched_stream_queue(r->stream, &r->items[1].item);
 	atomic_set(&r->stage, 2);
-	complete(&r->other_done);
 	return 0;
 }
 
 static void refused_then_queued(struct ktest *t)
 {
 	struct ordsched_stream_set *set;
-	struct task_struct *other;
 	atomic_t pos = ATOMIC_INIT(0);
 	unsigned int log[2] = { 0, 0 };
 	struct refused *r;
@@ -1004,8 +998,6 @@ static void refused_then_queued(struct ktest *t)
 		return;
 	if (!KT_EXPECT(t, plug_init(&plug)))
 		goto out_free;
-	init_completion(&r->held_done);
-	init_completion(&r->other_done);
 	order_items_init(r->items, 2, log, &pos);
 	set = ordsched_stream_set_create(&(struct ordsched_stream_set_params){
 		.name = "refused", .wq = plug.wq });
@@ -1019,14 +1011,7 @@ static void refused_then_queued(struct ktest *t)
 		ktest_skip(t, "no kprobe on _raw_spin_lock_irqsave");
 		goto out_stream;
 	}
-	if (KT_EXPECT_EQ(t, kt_create_pair(&r->held_task, refused_held, &other,
-					   refused_other, r, "kt_st_refused"),
-			 0)) {
-		wake_up_process(r->held_task);
-		wake_up_process(other);
-		wait_for_completion(&r->other_done);
-		wait_for_completion(&r->held_done);
-	}
+	KT_EXPECT_EQ(t, kt_run_threads(2, refused_thread, r), 0);
 	unregister_kprobe(&r->kp);
 	KT_EXPECT(t, r->was_held);
 	KT_EXPECT(t, r->held_queued != r->other_queued);
