@@ -9,12 +9,13 @@
 #	bench PART KEY=VALUE ... rep=R as=LABEL	one run's result
 #
 # At every setting of a part, each contender runs once per repetition, in
-# an order that gives every contender the first place once in each round
-# of as many repetitions as contenders, so that a slow phase of the host
-# does not always hit the same contender, and new neighbours each round,
-# so that no contender always runs right after the same other one (order()
-# below; bench_check.sh checks both). A run whose checks fail (order,
-# results, count) fails the part: it is an error, not a number.
+# orders that give the first place to every contender in turn, so that a
+# slow phase of the host does not always hit the same contender, and
+# change every contender's neighbours from one repetition to the next, so
+# that no contender always runs right after the same other one (order()
+# below; bench_check.sh checks both for the repetition counts used). A
+# run whose checks fail (order, results, count) fails the part: it is an
+# error, not a number.
 #
 # Kernel command line: ordsched_reps=N repetitions (default 5),
 # ordsched_filter=PREFIX[,PREFIX...] runs only the parts whose names start
@@ -56,16 +57,33 @@ shuffle() {
 	}'
 }
 
-# order REP WORD...: the order of repetition REP. Each round of as many
-# repetitions as words shuffles them anew, and rotates that order by one
-# every repetition: every word comes first once a round, and its
-# neighbours change from round to round. (Rotated and reversed in turn,
-# as before, two words kept one order, and more kept their neighbours.)
+# order REP WORD...: the order of repetition REP: row REP % n of a
+# Williams design over the n words (row k: the word at (b_i + k) % n, b =
+# 0, 1, n-1, 2, n-2, ...), in which every word comes first once and every
+# two words stand side by side twice in n rows; the next n rows are the
+# same reversed; then the words are shuffled anew (seeded: the same in
+# every boot). Any run of repetitions, from 1 as bench.sh counts them and
+# fewer than the words, so keeps no word first and no two words neighbours
+# throughout. (Rotating one order, as before, kept every word's neighbours
+# for the whole round, and with repetitions fewer than the words it never
+# shuffled.)
 order() {
 	r=$1
 	shift
-	set -- $(shuffle $((r / $#)) "$@")
-	rotate $((r % $#)) "$@"
+	set -- $(shuffle $((r / (2 * $#) + 1)) "$@")
+	echo "$@" | awk -v r="$r" '{
+		n = NF
+		k = r % n
+		rev = int(r / n) % 2
+		for (i = 0; i < n; i++) {
+			b = (i % 2) ? (i + 1) / 2 : (n - i / 2) % n
+			o[i] = $((b + k) % n + 1)
+		}
+		s = ""
+		for (i = 0; i < n; i++)
+			s = s (i ? " " : "") (rev ? o[n - 1 - i] : o[i])
+		print s
+	}'
 }
 
 # counts: the system-wide context switches and cross-CPU interrupts

@@ -229,31 +229,42 @@ counts_report() {
 # always between the same two. Two contenders once kept one order for
 # good, and more their neighbours (rotated, and reversed in turn).
 contender_order() {
-	local n r words pairs firsts
+	local n m r words firsts pairs most
 	# shellcheck source=/dev/null
 	source <(sed -n '/^rotate()/,/^}/p;/^shuffle()/,/^}/p;/^order()/,/^}/p' \
 		"$here/bench.sh")
-	for n in 2 3 4 5 9; do
-		words=$(seq -s ' ' 1 "$n")
-		firsts=
-		pairs=
-		for r in $(seq "$n" $((3 * n - 1))); do
-			set -- $(order "$r" $words)
-			[ "$(printf '%s\n' "$@" | sort -n | tr '\n' ' ')" = "$words " ] ||
-				{ echo "n=$n rep $r: not an order of $words: $*"; return 1; }
-			firsts="$firsts $1"
-			pairs="$pairs $(echo "$@" | awk '{ for (i = 1; i < NF; i++) print $i "," $(i + 1) }')"
+	# The repetitions as bench.sh counts them, 1 to m, for the counts
+	# in use (5 by default, 11 and 15 for the goals) and every number
+	# of contenders a part has.
+	for m in 5 11 15; do
+		for n in 2 3 4 5 6 7 8 9 10; do
+			words=$(seq -s ' ' 1 "$n")
+			firsts=
+			pairs=
+			for r in $(seq 1 "$m"); do
+				set -- $(order "$r" $words)
+				[ "$(printf '%s\n' "$@" | sort -n | tr '\n' ' ')" = "$words " ] ||
+					{ echo "n=$n rep $r: not an order of $words: $*"; return 1; }
+				firsts="$firsts $1"
+				pairs="$pairs $(echo "$@" | awk '{ for (i = 1; i < NF; i++)
+					print ($i < $(i + 1)) ? $i "," $(i + 1) : $(i + 1) "," $i }')"
+			done
+			# First at most once more than an even share.
+			most=$(tr ' ' '\n' <<< "$firsts" | grep . | sort | uniq -c |
+				awk '$1 > m { m = $1 } END { print m + 0 }')
+			[ "$most" -le $(((m + n - 1) / n + 1)) ] ||
+				{ echo "n=$n, $m reps: one contender first $most times:$firsts"; return 1; }
+			# Two contenders side by side at most twice in up to n
+			# reps (a Williams design's rows), and not much more often
+			# than chance (2 m / n) over more, shuffled anew.
+			[ "$n" -lt 4 ] && continue
+			most=$(tr ' ' '\n' <<< "$pairs" | grep . | sort | uniq -c |
+				awk '$1 > m { m = $1 } END { print m + 0 }')
+			[ "$most" -le $((m <= n ? 2 : 2 * ((m + n - 1) / n) + 2)) ] ||
+				{ echo "n=$n, $m reps: two contenders side by side $most times"; return 1; }
 		done
-		[ "$(tr ' ' '\n' <<< "$firsts" | grep . | sort | uniq -c |
-			awk '$1 != 2' | wc -l)" = 0 ] ||
-			{ echo "n=$n: firsts$firsts"; return 1; }
-		# Neighbours (either side) of each contender, over both rounds.
-		[ "$n" -lt 4 ] || [ "$(tr ' ' '\n' <<< "$pairs" | grep . |
-			awk -F, '{ print $1, $2; print $2, $1 }' | sort -u |
-			awk '{ c[$1]++ } END { m = 0; for (k in c) if (c[k] > m) m = c[k]; print m }')" -gt 2 ] ||
-			{ echo "n=$n: every contender always between the same two"; return 1; }
 	done
-	echo "orders balanced for 2, 3, 4, 5 and 9 contenders"
+	echo "orders balanced for 2 to 10 contenders over 5, 11 and 15 repetitions"
 }
 
 check bench.contender_order contender_order
