@@ -457,7 +457,8 @@ def delays_goals(summary):
 
 
 COMMIT_ORDER = ["ordsched", "ordsched-ioctl", "ring", "ring-again",
-                "ring-owned", "ring-local", "condvar", "futex", "spin", "ordsched-private"]
+                "ring-ahead", "ring-owned", "ring-local", "condvar", "futex",
+                "spin", "ordsched-private"]
 
 
 def commit_summary(runs):
@@ -490,14 +491,15 @@ def commit_ratio(summary, t, w, a, b):
 
 def commit_best_blocking(summary, t, w):
     vals = [summary[(t, w, c)]["items_per_s"]["median"]
-            for c in ("ring", "condvar", "futex") if (t, w, c) in summary]
+            for c in ("ring", "ring-ahead", "condvar", "futex")
+            if (t, w, c) in summary]
     return max(vals) if vals else None
 
 
 def commit_table(summary, meta):
     out = ["Ordered commit in userspace, %s CPUs: median (half-range %%); "
            "syscalls counted for ordsched, ordsched-ioctl, ring, ring-again, "
-           "ring-owned, ring-local, futex, ordsched-private only"
+           "ring-ahead, ring-owned, ring-local, futex, ordsched-private only"
            % meta.get("cpus", "?"),
            "%3s %6s %-16s %16s %7s %7s %9s %9s %10s %12s"
            % ("T", "W us", "", "items/s", "x spin", "x best", "sysc/it",
@@ -575,13 +577,16 @@ def commit_controls(summary, runs):
     take claims its slot. What it shows is what that one write costs, the
     part of ordsched's gap to the ring that robustness to death brings.
     The third, "ring-local": the same record in a line of the taking
-    thread's own, the cheapest known, when the run has it.
+    thread's own, the cheapest known, when the run has it. And
+    "ring-ahead", the futex ring that also wakes ahead, against the plain
+    ring.
     """
     controls = []
     for t, w in sorted({(t, w) for t, w, _ in summary}):
         for c, what in (("ring-again", "futex ring vs itself (A/A)"),
                         ("ring-owned", "ring-owned vs futex ring"),
-                        ("ring-local", "ring-local vs futex ring")):
+                        ("ring-local", "ring-local vs futex ring"),
+                        ("ring-ahead", "ring-ahead vs futex ring")):
             if (t, w, c) not in summary:
                 continue
             reps = commit_rep_ratios(runs, t, w, c, "ring")
