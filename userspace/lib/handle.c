@@ -247,7 +247,10 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
  * LIBORDSCHED_1.2 ones (the default version, which a static link gets
  * too): a new node, as a node once shipped never gains a symbol (a
  * program that needs LIBORDSCHED_1.1 must run with any library that has
- * it). GCC's attribute survives LTO; clang before 15 knows only the
+ * it). Builds between 46ee4c2 and f1661a1 (labelled 0.2.0 too) put the
+ * ring-default versions in LIBORDSCHED_1.1: programs linked against
+ * them need ordsched_open@LIBORDSCHED_1.1, which stays, the same as
+ * 1.2's. GCC's attribute survives LTO; clang before 15 knows only the
  * assembler directive.
  */
 #ifndef __has_attribute
@@ -263,9 +266,13 @@ int ordsched_from_fd_1_0(int fd, struct ordsched **os);
 int ordsched_from_fd_1_2(int fd, struct ordsched **os);
 int ordsched_open_1_0(struct ordsched **os);
 int ordsched_open_1_2(struct ordsched **os);
+int ordsched_from_fd_1_1(int fd, struct ordsched **os);
+int ordsched_open_1_1(struct ordsched **os);
 OS_SYMVER(ordsched_from_fd_1_0, "ordsched_from_fd@LIBORDSCHED_1.0");
+OS_SYMVER(ordsched_from_fd_1_1, "ordsched_from_fd@LIBORDSCHED_1.1");
 OS_SYMVER(ordsched_from_fd_1_2, "ordsched_from_fd@@LIBORDSCHED_1.2");
 OS_SYMVER(ordsched_open_1_0, "ordsched_open@LIBORDSCHED_1.0");
+OS_SYMVER(ordsched_open_1_1, "ordsched_open@LIBORDSCHED_1.1");
 OS_SYMVER(ordsched_open_1_2, "ordsched_open@@LIBORDSCHED_1.2");
 
 int ordsched_from_fd_1_0(int fd, struct ordsched **os)
@@ -276,6 +283,11 @@ int ordsched_from_fd_1_0(int fd, struct ordsched **os)
 int ordsched_from_fd_1_2(int fd, struct ordsched **os)
 {
 	return os_from_fd(fd, 0, 1, os);
+}
+
+int ordsched_from_fd_1_1(int fd, struct ordsched **os)
+{
+	return ordsched_from_fd_1_2(fd, os);
 }
 
 int ordsched_open_flags(struct ordsched **os, unsigned int flags)
@@ -316,6 +328,11 @@ int ordsched_open_1_0(struct ordsched **os)
 }
 
 int ordsched_open_1_2(struct ordsched **os)
+{
+	return ordsched_open_flags(os, 0);
+}
+
+int ordsched_open_1_1(struct ordsched **os)
 {
 	return ordsched_open_flags(os, 0);
 }
