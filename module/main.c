@@ -79,3 +79,5 @@ module_exit(ordsched_exit);
 MODULE_DESCRIPTION("Ordered execution of parallel work: sequencer, streams, keys, delays");
 MODULE_AUTHOR("The ordsched developers");
 MODULE_LICENSE("GPL");
+/* The packages' version (dkms.conf, debian/changelog): DKMS compares it. */
+MODULE_VERSION("0.3.0");

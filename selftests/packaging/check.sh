@@ -171,10 +171,11 @@ check_install() {
 	[ -z "$f" ] || { echo "libordsched.a defines:" $f; n=1; }
 	# Each version of a call binds its own code: 1.0's open and
 	# from_fd make no ring domain, and a program linked against 1.0
-	# must get those (a swapped .symver would pass every other check).
+	# must get those (a swapped .symver would pass every other check);
+	# 1.1's, which builds of 46ee4c2-f1661a1 had, open with the ring.
 	f=$(ls "$stage$prefix"/lib/libordsched.so.*.*.*)
 	for fn in ordsched_open ordsched_from_fd; do
-		for v in 1.0:@ 1.2:@@; do
+		for v in 1.0:@ 1.1:@ 1.2:@@; do
 			ver=${v%:*} at=${v#*:}
 			got=$(nm -D --with-symbol-versions "$f" |
 				awk -v s="$fn${at}LIBORDSCHED_$ver" '$3 == s { print $1 }')
@@ -355,12 +356,31 @@ check_dkms() {
 		dkms build "ordsched/$version" --sourcetree "$d/src" \
 			--dkmstree "$d/tree" -k "$kver" --kernelsourcedir "$kdir" ||
 		{ cat "$d/tree/ordsched/$version/build/make.log" 2>/dev/null; return 1; }
+	[ "$(modinfo -F version "$d/tree/ordsched/$version/$kver"/*/module/ordsched.ko)" = "$version" ] ||
+		{ echo "the module does not say version $version"; return 1; }
 	modinfo -F vermagic "$d/tree/ordsched/$version/$kver"/*/module/ordsched.ko |
 		grep "^$kver "
 }
 
+# No symbol version a committed symbols file listed may go: a program
+# linked against it would fail to start (f1661a1 dropped two, which an
+# edit of the file in the same commit hid from dpkg-gensymbols).
+check_symbols_kept() {
+	local c sym n=0
+	git -C "$top" rev-parse --git-dir > /dev/null 2>&1 ||
+		{ echo "not a git checkout: nothing to compare with"; return 0; }
+	for c in $(git -C "$top" log --format=%h -- debian/libordsched1.symbols); do
+		for sym in $(git -C "$top" show "$c:debian/libordsched1.symbols" 2>/dev/null |
+				awk '/^ [^ ]*@[^ ]* / { print $1 }'); do
+			grep -q "^ $sym " "$top/debian/libordsched1.symbols" ||
+				{ echo "$sym (listed at $c) is gone"; n=1; }
+		done
+	done
+	return $n
+}
+
 check_version() {
-	local conf deb map lib
+	local conf deb map lib mod
 	conf=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 	deb=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 	echo "dkms.conf $conf, debian/changelog $deb"
@@ -369,7 +389,12 @@ check_version() {
 	map=$(sed -n 's/^LIBORDSCHED_\([0-9.]*\) {.*/\1/p' "$top/userspace/lib/libordsched.map" | tail -n 1)
 	lib=$(sed -n 's/^LIB_VERSION := //p' "$top/userspace/Makefile")
 	echo "libordsched.map $map, LIB_VERSION $lib"
-	[ -n "$conf" ] && [ "$conf" = "$deb" ] && [ -n "$map" ] && [ "$lib" = "$map.0" ]
+	# DKMS replaces an installed module only by a newer version: the
+	# module says its own, the packages'.
+	mod=$(sed -n 's/^MODULE_VERSION("\(.*\)");$/\1/p' "$top/module/main.c")
+	echo "MODULE_VERSION $mod"
+	[ -n "$conf" ] && [ "$conf" = "$deb" ] && [ "$mod" = "$conf" ] &&
+		[ -n "$map" ] && [ "$lib" = "$map.0" ]
 }
 
 check kdir check_kdir
@@ -381,6 +406,7 @@ check deb_no_git check_deb_no_git
 check debs check_debs
 check dkms check_dkms
 check version check_version
+check symbols_kept check_symbols_kept
 for d in "${@:3}"; do
 	use_kdir "$d"
 	check "install.$kver" check_install
