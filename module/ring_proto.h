@@ -739,6 +739,13 @@ static inline int __ordsched_ring_wait(const struct ordsched_ring_view *r,
 		ret = -EALREADY;
 	else if (tail != t)
 		ret = ORDSCHED_RING_SLEEP(ctx, t);
+	else
+		/*
+		 * At the turn, if still live: the tail rests for a moment on
+		 * a ticket retired early (by another thread of the handle
+		 * after our flag loop), until its mover passes it.
+		 */
+		ret = ordsched_ring_check(ORDSCHED_RING_LOAD(slot), t, id);
 	if (!ret && !keep)
 		ORDSCHED_RING_CAS(slot,
 				  ordsched_ring_word(t, id, ORDSCHED_RING_SLEEPING),
@@ -758,13 +765,15 @@ static inline int ordsched_ring_wait(const struct ordsched_ring_view *r,
  * The kernel's test, after queueing the waiter and after each wake-up:
  * 0 when it is the turn of @t, -EAGAIN when @t must sleep on, else as
  * ordsched_ring_check(). Race (b): the caller's queueing is ordered before
- * the tail load.
+ * the tail load. The slot is looked at again once the tail is at @t: a
+ * ticket retired early between the two loads would otherwise pass for
+ * live while the tail rests on it.
  */
 static inline int ordsched_ring_wait_check(const struct ordsched_ring_view *r,
 					   __u32 id, __u64 t)
 {
-	int ret = ordsched_ring_check(ORDSCHED_RING_LOAD(ordsched_ring_slot(r, t)),
-				      t, id);
+	__u64 *slot = ordsched_ring_slot(r, t);
+	int ret = ordsched_ring_check(ORDSCHED_RING_LOAD(slot), t, id);
 	__u64 tail;
 
 	if (ret)
@@ -772,7 +781,9 @@ static inline int ordsched_ring_wait_check(const struct ordsched_ring_view *r,
 	tail = ORDSCHED_RING_LOAD(r->tail);
 	if (ordsched_ring_passed(tail, t))
 		return -EALREADY;
-	return tail == t ? 0 : -EAGAIN;
+	if (tail != t)
+		return -EAGAIN;
+	return ordsched_ring_check(ORDSCHED_RING_LOAD(slot), t, id);
 }
 
 /*

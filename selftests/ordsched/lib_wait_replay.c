@@ -320,9 +320,137 @@ static void turn_taken_back_while_flag_raised(void)
 	      "T2 slept through its turn to its deadline");
 }
 
-int main(void)
+/*
+ * T2 of handle A sleeps on t1. B moves the tail onto t1 and stops
+ * before looking; T1 sees the turn, takes the flag back; B finds no flag.
+ * C (a thread of A that found the turn by itself) completes t1: tail CAS,
+ * stops before its free. T1 re-flags (others = 1): succeeds, tail is past,
+ * no wake. A taker a lap on frees the slot late, erasing the flag. C's
+ * free fails and sees no flag: nobody wakes T2, which should learn
+ * EALREADY at once.
+ */
+static void reflag_after_turn_erased_by_late_free(void)
 {
-	unsigned int i;
+	struct call t1 = {}, t2 = {}, c = {}, m = {};
+	struct ordsched a, b;
+	uint64_t k0, k1, k, t0;
+	__u64 *slot;
+	bool step;
+	int i;
+
+	handle_init(&a, 1);
+	handle_init(&b, 2);
+	if (ordsched_take(&b, &k0) || ordsched_take(&a, &k1)) {
+		check(false, "lib_wait_replay.reflag_after_turn_erased_by_late_free", "take failed");
+		return;
+	}
+	for (i = 2; i < SLOTS; i++)
+		if (ordsched_take(&b, &k)) {
+			check(false, "lib_wait_replay.reflag_after_turn_erased_by_late_free", "fill failed");
+			return;
+		}
+	slot = ordsched_ring_slot(&view, k1);
+
+	call_start(&t2, &a, k1, false);
+	for (i = 0; i < 10000 && !asleep_on(k1); i++)
+		usleep(1000);
+
+	bp_set(&t1.bps[0], view.tail, false, 6);
+	bp_set(&t1.bps[1], slot, true, 2);
+	call_start(&t1, &a, k1, false);
+	step = bp_reached(&t1.bps[0], "T1 after its flag loop");
+
+	bp_set(&m.bps[0], slot, false, 1);
+	call_start(&m, &b, k0, true);
+	step = step && bp_reached(&m.bps[0], "B after its tail move");
+
+	bp_go(&t1.bps[0]);
+	step = step && bp_reached(&t1.bps[1], "T1 before its re-flag");
+	bp_go(&m.bps[0]);
+	pthread_join(m.thread, NULL);
+
+	/* C completes t1 at its turn, stops before its free. */
+	bp_set(&c.bps[0], slot, true, 1);
+	call_start(&c, &a, k1, true);
+	step = step && bp_reached(&c.bps[0], "C before its free");
+
+	bp_go(&t1.bps[1]);
+	pthread_join(t1.thread, NULL);
+
+	/* A taker a lap on: frees slot t1 late. */
+	if (ordsched_take(&b, &k) || ordsched_take(&b, &k))
+		step = false;
+	printf("# took %llu\n", (unsigned long long)k);
+
+	t0 = now_ns();
+	bp_go(&c.bps[0]);
+	pthread_join(c.thread, NULL);
+	pthread_join(t2.thread, NULL);
+	printf("# T1 %d, T2 %d (after %llu ms), C %d, B %d; deadline ends: %d\n",
+	       t1.ret, t2.ret, (unsigned long long)(now_ns() - t0) / 1000000,
+	       c.ret, m.ret, sleeps_ended_by_deadline);
+	check(step && !sleeps_ended_by_deadline,
+	      "lib_wait_replay.reflag_after_turn_erased_by_late_free",
+	      "T2 slept through the completion of its ticket to its deadline");
+}
+
+/*
+ * W waits for A's t1 (not yet its turn) and flags it; before W
+ * looks at the tail, another thread of A trashes t1 (early), then B
+ * completes t0 and moves the tail onto the retired t1, stopping before it
+ * moves it on. W sees tail == t1 and returns 0 for a trashed ticket.
+ */
+static void wait_returns_0_for_trashed(void)
+{
+	struct call w = {}, m = {};
+	struct ordsched a, b;
+	uint64_t k0, k1;
+	__u64 *slot;
+	bool step;
+	int x;
+
+	handle_init(&a, 1);
+	handle_init(&b, 2);
+	if (ordsched_take(&b, &k0) || ordsched_take(&a, &k1)) {
+		check(false, "lib_wait_replay.wait_returns_0_for_trashed", "take failed");
+		return;
+	}
+	slot = ordsched_ring_slot(&view, k1);
+	bp_set(&w.bps[0], view.tail, false, 6);
+	call_start(&w, &a, k1, false);
+	step = bp_reached(&w.bps[0], "W after its flag loop");
+	printf("# slot %llx\n", (unsigned long long)*slot);
+	x = ordsched_trash(&a, k1);
+	bp_set(&m.bps[0], slot, false, 1);
+	call_start(&m, &b, k0, true);
+	step = step && bp_reached(&m.bps[0], "B after its tail move");
+	bp_go(&w.bps[0]);
+	pthread_join(w.thread, NULL);
+	bp_go(&m.bps[0]);
+	pthread_join(m.thread, NULL);
+	printf("# trash %d, W %d, B %d, tail %llu\n", x, w.ret, m.ret,
+	       (unsigned long long)*view.tail);
+	check(step && !x && w.ret == -EALREADY, "lib_wait_replay.wait_returns_0_for_trashed",
+	      "the wait answered 0 for a ticket trashed before its turn");
+}
+
+/*
+ * One scenario a process (the mock kernel and the page start afresh):
+ * ring_check.sh runs each by name.
+ */
+static const struct {
+	const char *name;
+	void (*run)(void);
+} scenarios[] = {
+	{ "turn_taken_back_while_flag_raised", turn_taken_back_while_flag_raised },
+	{ "reflag_after_turn_erased_by_late_free",
+	  reflag_after_turn_erased_by_late_free },
+	{ "wait_returns_0_for_trashed", wait_returns_0_for_trashed },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i, n = sizeof(scenarios) / sizeof(scenarios[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	view.head = &page[32];
@@ -332,6 +460,16 @@ int main(void)
 	for (i = 0; i < SLOTS; i++)
 		view.slots[ORDSCHED_RING_INDEX(i, SLOTS)] =
 			ORDSCHED_RING_WORD(i, 0, ORDSCHED_RING_FREE);
-	turn_taken_back_while_flag_raised();
-	return failed;
+	if (argc != 2) {
+		for (i = 0; i < n; i++)
+			printf("%s\n", scenarios[i].name);
+		return 2;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(argv[1], scenarios[i].name)) {
+			scenarios[i].run();
+			return failed;
+		}
+	fprintf(stderr, "lib_wait_replay: no scenario %s\n", argv[1]);
+	return 2;
 }

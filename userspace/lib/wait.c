@@ -190,7 +190,10 @@ static bool ring_flag_not_seen(struct ordsched *os, __u64 *slot,
  * pollers would sleep through the turn. A handle made pollable during the
  * wait, whose flag was taken back, is flagged again and woken here if the
  * turn came meanwhile, as for the others. A re-flag that fails wakes the
- * others if the word moved on or the turn has come: ring_flag_not_seen().
+ * others if the word moved on or the turn has come: ring_flag_not_seen();
+ * one that succeeds, if the turn has come or, with others waiting, gone
+ * (the ticket completed by a thread that looked at the slot before the
+ * flag, whose word a late free may then erase, waking nobody).
  */
 __attribute__((noinline))
 static int ring_wait(struct ordsched *os, uint64_t ticket,
@@ -201,6 +204,7 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 	unsigned int *waiters = &os->ring_waiters[ticket & os->view.mask];
 	unsigned int others;
 	bool keep;
+	__u64 tail;
 	int ret;
 
 	/* Not this handle's: answer before counting in another's waiters. */
@@ -223,7 +227,14 @@ static int ring_wait(struct ordsched *os, uint64_t ticket,
 						 ORDSCHED_RING_OWNED),
 			ordsched_ring_word(ticket, os->ring_id,
 					   ORDSCHED_RING_SLEEPING))) {
-		if (os_ring_load(os->view.tail) == ticket)
+		tail = os_ring_load(os->view.tail);
+		/*
+		 * Past the ticket, with others waiting: completed at its turn
+		 * by a thread that looked at the slot before our flag, and
+		 * not freed yet; a late free may erase the flag unseen.
+		 */
+		if (tail == ticket ||
+		    (others && ordsched_ring_passed(tail, ticket)))
 			ordsched__ring_wake(os, ticket);
 	} else if (others && ring_flag_not_seen(os, slot, ticket)) {
 		ordsched__ring_wake(os, ticket);
