@@ -249,6 +249,41 @@ static void check(bool ok, const char *name, const char *why)
 }
 
 /*
+ * Handles A (id 1) and B (id 2) on the page; B takes t0 (*@k0), A t1
+ * (*@k1). False, reported as scenario @name's failure, if a take fails.
+ */
+static bool two_handles(struct ordsched *a, struct ordsched *b,
+			uint64_t *k0, uint64_t *k1, const char *name)
+{
+	handle_init(a, 1);
+	handle_init(b, 2);
+	if (ordsched_take(b, k0) || ordsched_take(a, k1)) {
+		check(false, name, "take failed");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * T2 of @a asleep on @k1, whose slot is @slot; then T1 waiting for it
+ * too, stopped before its tail load after the flag loop, with a second
+ * breakpoint before its re-flag. Whether T1 got there.
+ */
+static bool asleep_and_held(struct call *t2, struct call *t1,
+			    struct ordsched *a, uint64_t k1, __u64 *slot)
+{
+	int i;
+
+	call_start(t2, a, k1, false);
+	for (i = 0; i < 10000 && !asleep_on(k1); i++)
+		usleep(1000);
+	bp_set(&t1->bps[0], view.tail, false, 6);
+	bp_set(&t1->bps[1], slot, true, 2);
+	call_start(t1, a, k1, false);
+	return bp_reached(&t1->bps[0], "T1 after its flag loop");
+}
+
+/*
  * Three threads of handle A wait for its ticket t1, which follows B's t0;
  * the handle becomes pollable during the waits. T2 sleeps with the flag
  * up. T1 (not pollable when it started) is at its flag loop's end when B
@@ -266,26 +301,12 @@ static void turn_taken_back_while_flag_raised(void)
 	uint64_t k0, k1;
 	__u64 *slot;
 	bool step;
-	int i;
 
-	handle_init(&a, 1);
-	handle_init(&b, 2);
-	if (ordsched_take(&b, &k0) || ordsched_take(&a, &k1)) {
-		check(false, "lib_wait_replay.turn_taken_back_while_flag_raised",
-		      "take failed");
+	if (!two_handles(&a, &b, &k0, &k1,
+			 "lib_wait_replay.turn_taken_back_while_flag_raised"))
 		return;
-	}
 	slot = ordsched_ring_slot(&view, k1);
-
-	call_start(&t2, &a, k1, false);
-	for (i = 0; i < 10000 && !asleep_on(k1); i++)
-		usleep(1000);
-
-	/* Before its tail load after the flag loop; before its re-flag. */
-	bp_set(&t1.bps[0], view.tail, false, 6);
-	bp_set(&t1.bps[1], slot, true, 2);
-	call_start(&t1, &a, k1, false);
-	step = bp_reached(&t1.bps[0], "T1 after its flag loop");
+	step = asleep_and_held(&t2, &t1, &a, k1, slot);
 
 	/* T1 read keep = 0; from now on the handle keeps its flags. */
 	(void)ordsched_fd(&a);
@@ -333,32 +354,22 @@ static void reflag_after_turn_erased_by_late_free(void)
 {
 	struct call t1 = {}, t2 = {}, c = {}, m = {};
 	struct ordsched a, b;
+	const char *name = "lib_wait_replay.reflag_after_turn_erased_by_late_free";
 	uint64_t k0, k1, k, t0;
 	__u64 *slot;
 	bool step;
 	int i;
 
-	handle_init(&a, 1);
-	handle_init(&b, 2);
-	if (ordsched_take(&b, &k0) || ordsched_take(&a, &k1)) {
-		check(false, "lib_wait_replay.reflag_after_turn_erased_by_late_free", "take failed");
+	if (!two_handles(&a, &b, &k0, &k1, name))
 		return;
-	}
+	/* The window full: the next take is a lap on from t0. */
 	for (i = 2; i < SLOTS; i++)
 		if (ordsched_take(&b, &k)) {
-			check(false, "lib_wait_replay.reflag_after_turn_erased_by_late_free", "fill failed");
+			check(false, name, "fill failed");
 			return;
 		}
 	slot = ordsched_ring_slot(&view, k1);
-
-	call_start(&t2, &a, k1, false);
-	for (i = 0; i < 10000 && !asleep_on(k1); i++)
-		usleep(1000);
-
-	bp_set(&t1.bps[0], view.tail, false, 6);
-	bp_set(&t1.bps[1], slot, true, 2);
-	call_start(&t1, &a, k1, false);
-	step = bp_reached(&t1.bps[0], "T1 after its flag loop");
+	step = asleep_and_held(&t2, &t1, &a, k1, slot);
 
 	bp_set(&m.bps[0], slot, false, 1);
 	call_start(&m, &b, k0, true);
@@ -389,8 +400,7 @@ static void reflag_after_turn_erased_by_late_free(void)
 	printf("# T1 %d, T2 %d (after %llu ms), C %d, B %d; deadline ends: %d\n",
 	       t1.ret, t2.ret, (unsigned long long)(now_ns() - t0) / 1000000,
 	       c.ret, m.ret, sleeps_ended_by_deadline);
-	check(step && !sleeps_ended_by_deadline,
-	      "lib_wait_replay.reflag_after_turn_erased_by_late_free",
+	check(step && !sleeps_ended_by_deadline, name,
 	      "T2 slept through the completion of its ticket to its deadline");
 }
 
@@ -409,12 +419,9 @@ static void wait_returns_0_for_trashed(void)
 	bool step;
 	int x;
 
-	handle_init(&a, 1);
-	handle_init(&b, 2);
-	if (ordsched_take(&b, &k0) || ordsched_take(&a, &k1)) {
-		check(false, "lib_wait_replay.wait_returns_0_for_trashed", "take failed");
+	if (!two_handles(&a, &b, &k0, &k1,
+			 "lib_wait_replay.wait_returns_0_for_trashed"))
 		return;
-	}
 	slot = ordsched_ring_slot(&view, k1);
 	bp_set(&w.bps[0], view.tail, false, 6);
 	call_start(&w, &a, k1, false);
@@ -430,7 +437,8 @@ static void wait_returns_0_for_trashed(void)
 	pthread_join(m.thread, NULL);
 	printf("# trash %d, W %d, B %d, tail %llu\n", x, w.ret, m.ret,
 	       (unsigned long long)*view.tail);
-	check(step && !x && w.ret == -EALREADY, "lib_wait_replay.wait_returns_0_for_trashed",
+	check(step && !x && w.ret == -EALREADY,
+	      "lib_wait_replay.wait_returns_0_for_trashed",
 	      "the wait answered 0 for a ticket trashed before its turn");
 }
 
