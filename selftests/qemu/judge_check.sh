@@ -93,6 +93,13 @@ CONSOLE=$'[    2.000000] WARNING: CPU: 0 PID: 9 at /w/mod/module/seq.c:'"$site"$
 	boot_of other_warning_same_function 0 <<<"$WARNED"
 expect other_warning_same_function other_warning_same_function 1 \
 	'guest.kernel_log # 2 splat lines' "$EXPECTED_WARN_RE"
+# A boot of another kernel than the one its results are labelled with.
+K_KVER[test]=6.1.0-57-amd64
+judged kernel_booted 0 0 '^ok test: guest.kernel$' \
+	$'log kernel 6.1.0-57-amd64, 2 CPUs\nplan a.one\nok a.one\n'"$T"
+judged kernel_other 0 1 'guest.kernel # booted 6.12.117' \
+	$'log kernel 6.12.117, 2 CPUs\nplan a.one\nok a.one\n'"$T"
+unset 'K_KVER[test]'
 # W (512) gained, no warning expected.
 judged taint 0 1 'guest.taint # the kernel gained taint W' \
 	$'plan a.one\nok a.one\ntaint 512 0\nEND'

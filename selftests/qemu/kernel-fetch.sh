@@ -28,6 +28,16 @@ depends() {
 headers=$(depends "$meta" | grep -m1 '^linux-headers-') ||
 	{ echo "kernel-fetch: $meta names no headers (apt-get update?)" >&2; exit 1; }
 abi=${headers#linux-headers-}
+# The metapackages follow the host's release: elsewhere (or pinned to
+# backports) "6.1" could name a 6.12 kernel, and every result would be
+# labelled 6.1. Refuse an ABI that is not the series and flavour asked.
+series=${2%-rt}
+rt=no
+[[ $abi == *-rt-* ]] && rt=yes
+if [[ $abi != "$series".* ]] || [ "$rt" != "$([[ $2 == *-rt ]] && echo yes || echo no)" ]; then
+	echo "kernel-fetch: $meta names $abi, not a $2 kernel" >&2
+	exit 1
+fi
 root=$build/kernels/$abi
 kdir=$root/usr/src/$headers
 image=$root/boot/vmlinuz-$abi

@@ -419,9 +419,19 @@ races_ran() {
 # diagnostics (guest log, splats, console tail) when anything failed, and
 # where its time went.
 judge() {
-	local k=$1 label=$2 out=$work/logs/$2 line st rest why bad=0 first
+	local k=$1 label=$2 out=$work/logs/$2 line st rest why bad=0 first booted
 	evaluate "$label" "${3:-}"
 	timing "$label"
+	# The kernel that booted is the one the results are labelled with
+	# (a metapackage that moved on would otherwise pass for the other).
+	booted=$(sed -n 's/^log kernel \([^,]*\),.*/\1/p' "$out/results.log" | head -n 1)
+	if [ -n "${K_KVER[$k]:-}" ] && [ -n "$booted" ]; then
+		if [ "$booted" = "${K_KVER[$k]}" ]; then
+			echo "ok guest.kernel" >> "$out/verdict"
+		else
+			echo "not ok guest.kernel # booted $booted, built for ${K_KVER[$k]}" >> "$out/verdict"
+		fi
+	fi
 	while IFS= read -r line; do
 		case "$line" in
 		"not ok "*) st="not ok" rest=${line#not ok } bad=1 ;;
