@@ -340,8 +340,8 @@ void ordsched_delay_task_init(struct ordsched_delay_task *task,
  *	warns, and the task runs on ordsched's own workqueue instead)
  *
  * Must not be called while the task is queued, nor while an
- * ordsched_delay_cancel_sync() of it runs (&struct ordsched_delay_task). The stream must outlive
- * every queueing of the task.
+ * ordsched_delay_cancel_sync() of it runs (&struct ordsched_delay_task).
+ * The stream must outlive every queueing of the task.
  *
  * Context: any context.
  */
