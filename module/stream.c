@@ -234,6 +234,30 @@ void ordsched_stream_item_init(struct ordsched_stream_item *item,
 EXPORT_SYMBOL_GPL(ordsched_stream_item_init);
 
 /*
+ * The claim of @item for @stream: one queueing wins, whatever stream each
+ * names. Fully ordered: the previous start's unlinking (release) came
+ * before. Out of line, so that a test can hold a queueing right after its
+ * claim (stream_test.c, refused_then_queued).
+ */
+static noinline bool stream_claim(struct ordsched_stream *stream,
+				  struct ordsched_stream_item *item)
+{
+	while (cmpxchg(&item->stream, NULL, stream)) {
+		/*
+		 * Queued already, as the claim saw it; a failed cmpxchg
+		 * orders nothing. Look again after a full barrier, which
+		 * pairs with the one after a start's unlinking in
+		 * stream_pop(): still queued, that start comes later and
+		 * sees our stores; started meanwhile, claim again.
+		 */
+		smp_mb();
+		if (READ_ONCE(item->stream))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Queue @item; @track: whether debug objects track it as a stream item
  * (not the items of delay tasks, tracked as their task).
  */
@@ -252,23 +276,9 @@ static bool stream_queue(struct ordsched_stream *stream,
 	 * unseen by a flush.
 	 */
 	raw_spin_lock_irqsave(&stream->lock, flags);
-	/*
-	 * The claim: one queueing wins, whatever stream each names. Fully
-	 * ordered: the previous start's unlinking (release) came before.
-	 */
-	while (cmpxchg(&item->stream, NULL, stream)) {
-		/*
-		 * Queued already, as the claim saw it; a failed cmpxchg
-		 * orders nothing. Look again after a full barrier, which
-		 * pairs with the one after a start's unlinking in
-		 * stream_pop(): still queued, that start comes later and
-		 * sees our stores; started meanwhile, claim again.
-		 */
-		smp_mb();
-		if (READ_ONCE(item->stream)) {
-			raw_spin_unlock_irqrestore(&stream->lock, flags);
-			return false;
-		}
+	if (!stream_claim(stream, item)) {
+		raw_spin_unlock_irqrestore(&stream->lock, flags);
+		return false;
 	}
 	stream_item_debug_activate(stream, item, track);
 	list_add_tail(&item->node, &stream->items);

@@ -936,15 +936,16 @@ static void queue_twice(struct ktest *t)
 /*
  * stream.h: a queueing that returns false found the item "already
  * queued", so the item runs before whatever its caller queues next. One
- * queueing of item 0 is held (a kprobe) as it enters the stream's lock,
- * while another CPU queues item 0 too, then item 1. The claim used to
- * come before the lock: the other CPU was refused, queued item 1 first,
- * and the held queueing linked item 0 behind it, where a flush would not
- * have waited for it either. Now one of the two queueings of item 0 wins,
- * whichever it is, and item 0 runs first.
+ * queueing of item 0 is held (a kretprobe) right after its claim, while
+ * another CPU queues item 0 too, then item 1. The claim used to come
+ * before the stream's lock: the other CPU was refused, queued item 1
+ * first, and the held queueing linked item 0 behind it, where a flush
+ * would not have waited for it either. Now the claim is under the lock,
+ * so the other CPU waits for the hold to give up (2 s), is refused
+ * then, and item 0 runs first.
  */
 struct refused {
-	struct kprobe kp;
+	struct kretprobe krp;
 	struct ordsched_stream *stream;
 	struct order_item items[2];
 	struct task_struct *held_task;
@@ -953,13 +954,19 @@ struct refused {
 	bool held_queued, other_queued, second_queued, was_held;
 };
 
-static int refused_hold(struct kprobe *kp, struct pt_regs *regs)
+/* stream_claim(stream, item): only the held thread's claim of item 0. */
+static int refused_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct refused *r = container_of(kp, struct refused, kp);
+	struct refused *r = container_of(get_kretprobe(ri), struct refused,
+					 krp);
 
-	if (current == READ_ONCE(r->held_task) &&
-	    (void *)regs_get_kernel_argument(regs, 0) == &r->stream->lock)
-		kt_hold(&r->stage);
+	return current != READ_ONCE(r->held_task) ||
+	       (void *)regs_get_kernel_argument(regs, 1) != &r->items[0].item;
+}
+
+static int refused_hold(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kt_hold(&container_of(get_kretprobe(ri), struct refused, krp)->stage);
 	return 0;
 }
 
@@ -1005,14 +1012,16 @@ static void refused_then_queued(struct ktest *t)
 	if (!KT_EXPECT(t, r->stream && !IS_ERR(set)))
 		goto out_plug;
 	ordsched_stream_init(r->stream, set);
-	r->kp.symbol_name = "_raw_spin_lock_irqsave";
-	r->kp.pre_handler = refused_hold;
-	if (register_kprobe(&r->kp)) {
-		ktest_skip(t, "no kprobe on _raw_spin_lock_irqsave");
+	r->krp.kp.symbol_name = "ordsched:stream_claim";
+	r->krp.entry_handler = refused_entry;
+	r->krp.handler = refused_hold;
+	r->krp.maxactive = 4;
+	if (register_kretprobe(&r->krp)) {
+		ktest_skip(t, "no kretprobe on stream_claim");
 		goto out_stream;
 	}
 	KT_EXPECT_EQ(t, kt_run_threads(2, refused_thread, r), 0);
-	unregister_kprobe(&r->kp);
+	unregister_kretprobe(&r->krp);
 	KT_EXPECT(t, r->was_held);
 	KT_EXPECT(t, r->held_queued != r->other_queued);
 	KT_EXPECT(t, r->second_queued);
