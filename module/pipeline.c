@@ -138,7 +138,11 @@ static bool pipeline_job_debug_activate(struct ordsched_job *job)
 	return ok;
 }
 
-static void pipeline_job_debug_done(struct ordsched_job *job)
+/*
+ * Out of line: a test holds a queueing between the two halves of
+ * pipeline_job_debug_retrack() (promise_seq_test.c).
+ */
+static noinline void pipeline_job_debug_done(struct ordsched_job *job)
 {
 	debug_object_deactivate(pipeline_debug_obj(job),
 				&pipeline_job_debug_descr);

@@ -1533,29 +1533,35 @@ static void pipeline_queue_refuses_already_queued_job(struct ktest *t)
 
 /*
  * The same with two queueings of one job at once: one answers true, the
- * other false, and the job runs once. The first is held (a kprobe, 2 s)
- * in its second activation of the job's debug object, which tracks the
- * job anew after INIT_WORK(); the second queueing comes from the other
- * CPU then. It used to find the job untracked at that moment, take a
- * ticket and answer true too, and the first's ticket was never handed in.
+ * other false, and the job runs once. The first is held (a kretprobe,
+ * 2 s) as it tracks the job anew after INIT_WORK(), between the end of
+ * the job's debug object and its new activation; the second queueing
+ * comes from the other CPU then. It used to find the job untracked,
+ * take a ticket and answer true too, and the first's ticket was never
+ * handed in. Now it waits for the job's lock, which the first holds.
  */
 struct pl_twice {
-	struct kprobe kp;
+	struct kretprobe krp;
 	struct pl_pending p;
 	struct task_struct *first;
-	atomic_t activations, stage;
+	atomic_t stage;
 	bool first_queued, second_queued, held;
 };
 
-static int pl_twice_hold(struct kprobe *kp, struct pt_regs *regs)
+/* pipeline_job_debug_done(job): the first queueing's, of job 1. */
+static int pl_twice_entry(struct kretprobe_instance *ri,
+			  struct pt_regs *regs)
 {
-	struct pl_twice *w = container_of(kp, struct pl_twice, kp);
+	struct pl_twice *w = container_of(get_kretprobe(ri), struct pl_twice,
+					  krp);
 
-	if (current == READ_ONCE(w->first) &&
-	    (void *)regs_get_kernel_argument(regs, 0) ==
-	    &w->p.j[1].job.ticket &&
-	    atomic_inc_return(&w->activations) == 2)
-		kt_hold(&w->stage);
+	return current != READ_ONCE(w->first) ||
+	       (void *)regs_get_kernel_argument(regs, 0) != &w->p.j[1].job;
+}
+
+static int pl_twice_hold(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kt_hold(&container_of(get_kretprobe(ri), struct pl_twice, krp)->stage);
 	return 0;
 }
 
@@ -1594,14 +1600,16 @@ static void pipeline_queue_twice_at_once_refuses_one(struct ktest *t)
 		return;
 	if (!pl_pending_setup(t, &w->p))
 		goto out;
-	w->kp.symbol_name = "debug_object_activate";
-	w->kp.pre_handler = pl_twice_hold;
-	if (register_kprobe(&w->kp)) {
-		ktest_skip(t, "no kprobe on debug_object_activate");
+	w->krp.kp.symbol_name = "ordsched:pipeline_job_debug_done";
+	w->krp.entry_handler = pl_twice_entry;
+	w->krp.handler = pl_twice_hold;
+	w->krp.maxactive = 4;
+	if (register_kretprobe(&w->krp)) {
+		ktest_skip(t, "no kretprobe on pipeline_job_debug_done");
 		goto out_pl;
 	}
 	ran = KT_EXPECT_EQ(t, kt_run_threads(2, pl_twice_thread, w), 0);
-	unregister_kprobe(&w->kp);
+	unregister_kretprobe(&w->krp);
 	KT_EXPECT(t, w->held);
 	KT_EXPECT(t, w->first_queued != w->second_queued);
 out_pl:
