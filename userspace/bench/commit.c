@@ -165,6 +165,8 @@ static struct {
 	/* items=N: stop after N commits rather than after duration_ms. */
 	uint64_t max_items;
 	int error;
+	/* The futex rings' spin: see RING_SPIN. */
+	unsigned int ring_spin;
 } run SHARED;
 
 /* The log: the serial step of every item, one after another. */
@@ -378,13 +380,16 @@ static const struct seq_ops seq_futex = {
  */
 #define RING		128
 /*
- * The spin before the sleep: the library's default, so that the two wait
- * as long before sleeping. The issue's "about 100" ran 0.97x and 0.96x a
- * spin of 200 and of 400 at T = 2, W = 1 us (session 36, three boots of
- * 11 repetitions, docs/bench/results-commit.txt): a ring that waits
- * longer sleeps less, and 200 is where that stops mattering in the guest.
+ * The spin before the sleep, the better of two measured at each setting
+ * (docs/bench/results-commit.txt, session 36). With threads <= CPUs, the
+ * library's default: the issue's "about 100" ran 0.97x and 0.96x a spin of
+ * 200 and of 400 at T = 2, W = 1 us, its rare sleeps costing it. With more
+ * threads than CPUs, 100: there a longer spin takes the CPU from the
+ * holder of the tail (ordsched ran 2.4-3.2x a ring spinning 200 at T = 8,
+ * 1.8-2.5x one spinning 100).
  */
-#define RING_SPIN	ORDSCHED_DEFAULT_SPIN
+#define RING_SPIN		ORDSCHED_DEFAULT_SPIN
+#define RING_SPIN_CROWDED	100
 
 _Static_assert(RING >= MAX_THREADS && !(RING & (RING - 1)),
 	       "a slot per held ticket, indexed by a mask");
@@ -405,6 +410,12 @@ static inline uint32_t rg_mark(uint64_t t)
 
 static int rg_init(void)
 {
+	cpu_set_t set;
+
+	run.ring_spin = RING_SPIN;
+	if (!sched_getaffinity(0, sizeof(set), &set) &&
+	    run.threads > (unsigned int)CPU_COUNT(&set))
+		run.ring_spin = RING_SPIN_CROWDED;
 	return 0;
 }
 
@@ -412,9 +423,9 @@ static int rg_wait(uint64_t t)
 {
 	struct rg_slot *s = &rg_ring[t & (RING - 1)];
 	uint32_t mark = rg_mark(t);
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < RING_SPIN; i++) {
+	for (i = 0; i < run.ring_spin; i++) {
 		if (__atomic_load_n(&rg_tail, __ATOMIC_ACQUIRE) == t)
 			return 0;
 		cpu_relax();
@@ -482,9 +493,9 @@ static int ra_wait(uint64_t t)
 	struct rg_slot *s = &rg_ring[t & (RING - 1)];
 	uint32_t mark = rg_mark(t);
 	uint64_t until;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < RING_SPIN; i++) {
+	for (i = 0; i < run.ring_spin; i++) {
 		if (__atomic_load_n(&rg_tail, __ATOMIC_ACQUIRE) == t)
 			return 0;
 		cpu_relax();
