@@ -1541,10 +1541,9 @@ static void pipeline_queue_refuses_already_queued_job(struct ktest *t)
  * handed in. Now it waits for the job's lock, which the first holds.
  */
 struct pl_twice {
-	struct kretprobe krp;
+	struct kt_ret_hold hold;
 	struct pl_pending p;
 	struct task_struct *first;
-	atomic_t stage;
 	bool first_queued, second_queued, held;
 };
 
@@ -1553,16 +1552,10 @@ static int pl_twice_entry(struct kretprobe_instance *ri,
 			  struct pt_regs *regs)
 {
 	struct pl_twice *w = container_of(get_kretprobe(ri), struct pl_twice,
-					  krp);
+					  hold.krp);
 
 	return current != READ_ONCE(w->first) ||
 	       (void *)regs_get_kernel_argument(regs, 0) != &w->p.j[1].job;
-}
-
-static int pl_twice_hold(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	kt_hold(&container_of(get_kretprobe(ri), struct pl_twice, krp)->stage);
-	return 0;
 }
 
 /* Thread 0 is held; thread 1, on the other CPU, queues meanwhile. */
@@ -1576,9 +1569,9 @@ static int pl_twice_thread(void *data, unsigned int idx)
 							  &w->p.j[1].job);
 		return 0;
 	}
-	w->held = kt_wait_held(&w->stage);
+	w->held = kt_wait_held(&w->hold.stage);
 	w->second_queued = ordsched_pipeline_queue(w->p.c.pl, &w->p.j[1].job);
-	atomic_set(&w->stage, 2);
+	atomic_set(&w->hold.stage, 2);
 	return 0;
 }
 
@@ -1600,16 +1593,14 @@ static void pipeline_queue_twice_at_once_refuses_one(struct ktest *t)
 		return;
 	if (!pl_pending_setup(t, &w->p))
 		goto out;
-	w->krp.kp.symbol_name = "ordsched:pipeline_job_debug_done";
-	w->krp.entry_handler = pl_twice_entry;
-	w->krp.handler = pl_twice_hold;
-	w->krp.maxactive = 4;
-	if (register_kretprobe(&w->krp)) {
+	w->hold.krp.entry_handler = pl_twice_entry;
+	if (kt_ret_hold_register(&w->hold,
+				 "ordsched:pipeline_job_debug_done")) {
 		ktest_skip(t, "no kretprobe on pipeline_job_debug_done");
 		goto out_pl;
 	}
 	ran = KT_EXPECT_EQ(t, kt_run_threads(2, pl_twice_thread, w), 0);
-	unregister_kretprobe(&w->krp);
+	unregister_kretprobe(&w->hold.krp);
 	KT_EXPECT(t, w->held);
 	KT_EXPECT(t, w->first_queued != w->second_queued);
 out_pl:

@@ -945,12 +945,10 @@ static void queue_twice(struct ktest *t)
  * then, and item 0 runs first.
  */
 struct refused {
-	struct kretprobe krp;
+	struct kt_ret_hold hold;
 	struct ordsched_stream *stream;
 	struct order_item items[2];
 	struct task_struct *held_task;
-	/* kt_hold()'s */
-	atomic_t stage;
 	bool held_queued, other_queued, second_queued, was_held;
 };
 
@@ -958,16 +956,10 @@ struct refused {
 static int refused_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct refused *r = container_of(get_kretprobe(ri), struct refused,
-					 krp);
+					 hold.krp);
 
 	return current != READ_ONCE(r->held_task) ||
 	       (void *)regs_get_kernel_argument(regs, 1) != &r->items[0].item;
-}
-
-static int refused_hold(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	kt_hold(&container_of(get_kretprobe(ri), struct refused, krp)->stage);
-	return 0;
 }
 
 /* Thread 0 is held; thread 1, on the other CPU, queues meanwhile. */
@@ -981,10 +973,10 @@ static int refused_thread(void *data, unsigned int idx)
 						       &r->items[0].item);
 		return 0;
 	}
-	r->was_held = kt_wait_held(&r->stage);
+	r->was_held = kt_wait_held(&r->hold.stage);
 	r->other_queued = ordsched_stream_queue(r->stream, &r->items[0].item);
 	r->second_queued = ordsched_stream_queue(r->stream, &r->items[1].item);
-	atomic_set(&r->stage, 2);
+	atomic_set(&r->hold.stage, 2);
 	return 0;
 }
 
@@ -1012,16 +1004,13 @@ static void refused_then_queued(struct ktest *t)
 	if (!KT_EXPECT(t, r->stream && !IS_ERR(set)))
 		goto out_plug;
 	ordsched_stream_init(r->stream, set);
-	r->krp.kp.symbol_name = "ordsched:stream_claim";
-	r->krp.entry_handler = refused_entry;
-	r->krp.handler = refused_hold;
-	r->krp.maxactive = 4;
-	if (register_kretprobe(&r->krp)) {
+	r->hold.krp.entry_handler = refused_entry;
+	if (kt_ret_hold_register(&r->hold, "ordsched:stream_claim")) {
 		ktest_skip(t, "no kretprobe on stream_claim");
 		goto out_stream;
 	}
 	KT_EXPECT_EQ(t, kt_run_threads(2, refused_thread, r), 0);
-	unregister_kretprobe(&r->krp);
+	unregister_kretprobe(&r->hold.krp);
 	KT_EXPECT(t, r->was_held);
 	KT_EXPECT(t, r->held_queued != r->other_queued);
 	KT_EXPECT(t, r->second_queued);

@@ -78,6 +78,21 @@ void kt_spin_ms(unsigned int ms)
 	}
 }
 
+static int kt_ret_hold_fn(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kt_hold(&container_of(get_kretprobe(ri), struct kt_ret_hold,
+			      krp)->stage);
+	return 0;
+}
+
+int kt_ret_hold_register(struct kt_ret_hold *h, const char *symbol)
+{
+	h->krp.kp.symbol_name = symbol;
+	h->krp.handler = kt_ret_hold_fn;
+	h->krp.maxactive = 4;
+	return register_kretprobe(&h->krp);
+}
+
 bool kt_stays_asleep(struct task_struct *const *task, struct completion *done)
 {
 	struct task_struct *p;

@@ -4,6 +4,7 @@
 #define _ORDSCHED_TEST_UTIL_H
 
 #include <linux/atomic.h>
+#include <linux/kprobes.h>
 #include <linux/types.h>
 
 #include <ordsched/delay.h>
@@ -38,6 +39,21 @@ bool kt_wait_held(atomic_t *stage);
 
 /* Let @ms milliseconds pass spinning, as kt_wait_held() waits. */
 void kt_spin_ms(unsigned int ms);
+
+/*
+ * A kretprobe that holds the calls its entry_handler lets through (0 for
+ * them) on their function's return: kt_hold() on @stage.
+ */
+struct kt_ret_hold {
+	struct kretprobe krp;
+	atomic_t stage;
+};
+
+/*
+ * Register @h, its krp.entry_handler set, on @symbol. Return: 0 or a
+ * negative errno.
+ */
+int kt_ret_hold_register(struct kt_ret_hold *h, const char *symbol);
 
 struct completion;
 struct kretprobe;
