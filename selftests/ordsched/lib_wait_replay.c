@@ -284,6 +284,29 @@ static bool asleep_and_held(struct call *t2, struct call *t1,
 }
 
 /*
+ * B (@m, of @b) completes @k0: its tail CAS moves the tail onto t1, and
+ * it stops before looking at t1's slot (@slot). T1 (held by
+ * asleep_and_held()) then sees its turn and takes the flag back, stopping
+ * before its re-flag; B finds the flag down and wakes nobody. Whether
+ * every stop was reached.
+ */
+static bool turn_taken_back_unseen(struct call *m, struct call *t1,
+				   struct ordsched *b, uint64_t k0,
+				   __u64 *slot)
+{
+	bool step;
+
+	bp_set(&m->bps[0], slot, false, 1);
+	call_start(m, b, k0, true);
+	step = bp_reached(&m->bps[0], "B after its tail move");
+	bp_go(&t1->bps[0]);
+	step = step && bp_reached(&t1->bps[1], "T1 before its re-flag");
+	bp_go(&m->bps[0]);
+	pthread_join(m->thread, NULL);
+	return step;
+}
+
+/*
  * Three threads of handle A wait for its ticket t1, which follows B's t0;
  * the handle becomes pollable during the waits. T2 sleeps with the flag
  * up. T1 (not pollable when it started) is at its flag loop's end when B
@@ -314,17 +337,7 @@ static void turn_taken_back_while_flag_raised(void)
 	call_start(&t4, &a, k1, false);
 	step = step && bp_reached(&t4.bps[0], "T4 before its flag loop");
 
-	/* B completes t0: the tail moves onto t1; B stops before looking. */
-	bp_set(&m.bps[0], slot, false, 1);
-	call_start(&m, &b, k0, true);
-	step = step && bp_reached(&m.bps[0], "B after its tail move");
-
-	/* T1 sees its turn and takes the flag back. */
-	bp_go(&t1.bps[0]);
-	step = step && bp_reached(&t1.bps[1], "T1 before its re-flag");
-	/* B finds the flag down: no wake-up. */
-	bp_go(&m.bps[0]);
-	pthread_join(m.thread, NULL);
+	step = turn_taken_back_unseen(&m, &t1, &b, k0, slot) && step;
 	/* T4 raises it, sees the turn, keeps it and leaves. */
 	bp_go(&t4.bps[0]);
 	pthread_join(t4.thread, NULL);
@@ -371,14 +384,7 @@ static void reflag_after_turn_erased_by_late_free(void)
 	slot = ordsched_ring_slot(&view, k1);
 	step = asleep_and_held(&t2, &t1, &a, k1, slot);
 
-	bp_set(&m.bps[0], slot, false, 1);
-	call_start(&m, &b, k0, true);
-	step = step && bp_reached(&m.bps[0], "B after its tail move");
-
-	bp_go(&t1.bps[0]);
-	step = step && bp_reached(&t1.bps[1], "T1 before its re-flag");
-	bp_go(&m.bps[0]);
-	pthread_join(m.thread, NULL);
+	step = turn_taken_back_unseen(&m, &t1, &b, k0, slot) && step;
 
 	/* C completes t1 at its turn, stops before its free. */
 	bp_set(&c.bps[0], slot, true, 1);
