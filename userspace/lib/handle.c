@@ -334,7 +334,7 @@ int ordsched_open_1_2(struct ordsched **os)
 
 int ordsched_open_1_1(struct ordsched **os)
 {
-	return ordsched_open_flags(os, 0);
+	return ordsched_open_1_2(os);
 }
 
 int ordsched_uses_ring(const struct ordsched *os)
