@@ -316,6 +316,13 @@ static void submit_vs_drain(struct ktest *t)
 		   st.drains);
 	KT_EXPECT(t, st.drains <= (u64)nr * RACE_ROUNDS);
 	KT_EXPECT_EQ(t, st.ran, (u64)nr * RACE_ROUNDS);
+	/*
+	 * A drain for every round: no queueing found the drain of the round
+	 * before still live, the window this case is about was never hit,
+	 * and passing proves nothing.
+	 */
+	if (st.drains == (u64)nr * RACE_ROUNDS)
+		ktest_skip(t, "no queueing landed on a live drain");
 out:
 	kfree(r);
 	if (!IS_ERR(set))
