@@ -450,13 +450,50 @@ static void seq_full_window_eagain_loses_no_ticket(struct ktest *t)
 struct sq_wait {
 	struct ordsched_seq *seq;
 	u64 ticket;
+	/* How many tickets to take: 0 means 1. */
+	unsigned int n;
 };
 
 static int sq_tickets_wait(void *data)
 {
 	struct sq_wait *w = data;
 
-	return ordsched_seq_tickets_wait(w->seq, 1, &w->ticket);
+	return ordsched_seq_tickets_wait(w->seq, w->n ?: 1, &w->ticket);
+}
+
+static int sq_tickets_wait_n(void *data)
+{
+	struct sq_wait *w = data;
+
+	return ordsched_seq_tickets_wait(w->seq, w->n, &w->ticket);
+}
+
+/*
+ * seq.h ordsched_seq_tickets_wait() "-EINVAL for a bad @n" (@n "from 1
+ * to the ring size"): none, or one more than the ring holds, answers at
+ * once (bounded: a wait for room that can never come would hang) and
+ * takes nothing: the next ticket is still the tail.
+ */
+static void seq_tickets_wait_bad_n_einval(struct ktest *t)
+{
+	struct sq_wait w = {};
+	u64 next = 0;
+
+	w.seq = sq_create(t, 2, 0, 0, NULL);
+	if (!w.seq)
+		return;
+	w.n = 0;
+	KT_EXPECT_EQ(t, bounded(t, sq_tickets_wait_n, &w), -EINVAL);
+	w.n = 5;
+	KT_EXPECT_EQ(t, bounded(t, sq_tickets_wait_n, &w), -EINVAL);
+	w.n = 4;
+	KT_EXPECT_EQ(t, bounded(t, sq_tickets_wait_n, &w), 0);
+	KT_EXPECT_EQ(t, w.ticket, 0);
+	KT_EXPECT_EQ(t, ordsched_seq_tickets(w.seq, 1, &next), -EAGAIN);
+	for (next = 0; next < 4; next++)
+		KT_EXPECT(t, ordsched_seq_cancel(w.seq, next));
+	KT_EXPECT_EQ(t, bounded(t, sq_flush, w.seq), 0);
+	ordsched_seq_destroy(w.seq);
 }
 
 /*
@@ -3325,6 +3362,7 @@ static const struct ktest_case promise_seq_cases[] = {
 	KT_CASE(seq_tail_handin_runs_parked_items_inline),
 	KT_CASE(seq_full_window_eagain_loses_no_ticket),
 	KT_CASE(seq_tickets_wait_sleeps_for_room),
+	KT_CASE(seq_tickets_wait_bad_n_einval),
 	KT_CASE(seq_tickets_wait_killed_takes_nothing),
 	KT_CASE_SEQ_MISUSE(seq_queue_refuses_untaken_ticket),
 	KT_CASE_SEQ_MISUSE(seq_queue_refuses_alias_and_repeat),
