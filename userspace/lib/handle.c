@@ -11,10 +11,27 @@
 
 #define DEVICE_PATH "/dev/" ORDSCHED_DEVICE_NAME
 
-/* Handshake, then map the status page where the kernel says it is. */
+/*
+ * The tail (or, with @head, the head) where the status page says it is
+ * now: the handshake's offsets are those of the moment it answered, and a
+ * domain becomes a ring domain after it (struct ordsched_status). NULL
+ * for an offset the page cannot hold, or not aligned: a ring domain's
+ * participants can write the page.
+ */
+const uint64_t *ordsched__status_word(const struct ordsched *os, bool head)
+{
+	const volatile struct ordsched_status *st = os->status;
+	uint32_t off = head ? st->head_offset : st->tail_offset;
+
+	if (off % sizeof(uint64_t) ||
+	    off > os->api.status_size - sizeof(uint64_t))
+		return NULL;
+	return (const uint64_t *)((const char *)os->status + off);
+}
+
+/* Handshake, then map the status page and find its words in it. */
 static int os_setup(struct ordsched *os)
 {
-	const char *page;
 	void *map;
 	int ret;
 
@@ -23,16 +40,19 @@ static int os_setup(struct ordsched *os)
 	if (ret)
 		return ret;
 	if (!(os->api.features & ORDSCHED_FEAT_STATUS_PAGE) ||
-	    os->api.status_tail_offset + sizeof(uint64_t) > os->api.status_size ||
-	    os->api.status_head_offset + sizeof(uint64_t) > os->api.status_size)
+	    os->api.status_size < sizeof(struct ordsched_status))
 		return -EPROTO;
 	map = mmap(NULL, os->api.status_size, PROT_READ, MAP_SHARED, os->fd, 0);
 	if (map == MAP_FAILED)
 		return -errno;
-	page = map;
 	os->status = map;
-	os->tail = (const uint64_t *)(page + os->api.status_tail_offset);
-	os->head = (const uint64_t *)(page + os->api.status_head_offset);
+	os->tail = ordsched__status_word(os, false);
+	os->head = ordsched__status_word(os, true);
+	if (!os->tail || !os->head) {
+		munmap(map, os->api.status_size);
+		os->status = NULL;
+		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -212,7 +232,12 @@ out_owned:
 out_unmap:
 	munmap((void *)os->status, os->api.status_size);
 out_free:
-	close(fd);
+	/*
+	 * The handshake's EBADF: @fd is no open descriptor, so there is
+	 * nothing to close, and its number may be another thread's by now.
+	 */
+	if (ret != -EBADF || os->status)
+		close(fd);
 	free(os);
 	return ret;
 }
@@ -238,7 +263,7 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 
 /*
  * Two versions each of ordsched_from_fd() and ordsched_open(). Programs
- * linked before 1.2 call the LIBORDSCHED_1.0 ones. Some of them were
+ * linked against 1.0 call the LIBORDSCHED_1.0 ones. Some of them were
  * written before the ring existed, and rely on what the ioctl path gives
  * (ordsched_take_batch() takes real batches, the kernel checks
  * ownership): those versions take it, as ORDSCHED_OPEN_NO_RING does. The

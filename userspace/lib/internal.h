@@ -175,6 +175,7 @@ static inline int os_ioctl(const struct ordsched *os, unsigned long cmd,
 
 /* wait.c */
 uint64_t ordsched__load(const uint64_t *word);
+const uint64_t *ordsched__status_word(const struct ordsched *os, bool head);
 void ordsched__ring_flag(struct ordsched *os, uint64_t ticket);
 
 

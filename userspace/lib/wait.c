@@ -45,14 +45,30 @@ uint64_t ordsched__load(const uint64_t *word)
 #endif
 }
 
+/*
+ * A handle on the ring reads the ring's words. One on the ioctl path
+ * reads where the status page says they are at each call (the domain may
+ * have become a ring domain since the handshake), or where they were if
+ * the page now says nonsense.
+ */
+static const uint64_t *os_status_word(const struct ordsched *os, bool head)
+{
+	const uint64_t *word;
+
+	if (os_ring(os))
+		return head ? os->head : os->tail;
+	word = ordsched__status_word(os, head);
+	return word ? word : head ? os->head : os->tail;
+}
+
 uint64_t ordsched_tail(const struct ordsched *os)
 {
-	return ordsched__load(os->tail);
+	return ordsched__load(os_status_word(os, false));
 }
 
 uint64_t ordsched_head(const struct ordsched *os)
 {
-	return ordsched__load(os->head);
+	return ordsched__load(os_status_word(os, true));
 }
 
 int ordsched_is_turn(const struct ordsched *os, uint64_t ticket)
