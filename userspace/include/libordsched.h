@@ -40,14 +40,16 @@
  * variable ORDSCHED_NO_RING (to anything but "" or "0"), or open with
  * ORDSCHED_OPEN_NO_RING, to use one system call per operation as before;
  * ordsched_uses_ring() tells which path a handle takes. A program linked
- * against a libordsched older than 1.2 calls the LIBORDSCHED_1.0 versions
- * of ordsched_open() and ordsched_from_fd(), which act as with
+ * against libordsched 1.0 calls the LIBORDSCHED_1.0 versions of
+ * ordsched_open() and ordsched_from_fd(), which act as with
  * ORDSCHED_OPEN_NO_RING: one written before the ring keeps what it relied
  * on (batches, the kernel's ownership checks) in the domains it opens,
  * and in those whose descriptors it adopts unless another program made
  * them ring domains first (see ordsched_from_fd_flags()); one linked
  * while the ring was already the default works on, without its speed,
- * until it is rebuilt (the default versions are LIBORDSCHED_1.2). What a ring
+ * until it is rebuilt. One linked against 1.1.0 calls the LIBORDSCHED_1.1
+ * versions, which take the ring as the default versions
+ * (LIBORDSCHED_1.2) do. What a ring
  * domain changes, for its handles on either path:
  * ordsched_take_batch() takes one ticket at a time; api->max_held bounds
  * no handle, only the ring's window (its number of slots) does; once the
