@@ -45,7 +45,10 @@
  * always run in that order, one at a time. The order is the scheduler's,
  * across all its targets: a task that a modify moved while its worker
  * was starting it holds back every task that sorts after its new place,
- * interrupt tasks included, until that worker gives it back.
+ * interrupt tasks included, until that worker gives it back. The
+ * scheduler keeps the places of four such tasks at once; with more, it
+ * keeps the earliest place only, and every task after it, those moved
+ * included, waits until all of them are given back.
  *
  * Slack: a task queued with slack may be handed over as late as its
  * deadline plus its slack (on top of the usual latency), so that tasks
@@ -64,7 +67,10 @@
  * schedulers must not overlap (their locks do not exclude each other):
  * queue a task to another scheduler only once every call on it that
  * names the previous one has returned, and the other way round. Calls
- * that name the same scheduler may overlap freely, as said below.
+ * that name the same scheduler may overlap freely, as said below. A run
+ * belongs to the scheduler that handed the task over: a function that
+ * queues its own task on another scheduler goes on running unseen by
+ * that one, whose cancel_sync of the task does not wait for it.
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits for
  * the tasks queued before it, killably, deadlines kept; destroy cancels
  * the pending tasks (reporting each to @cancelled) and waits for those
@@ -320,7 +326,11 @@ void ordsched_delay_destroy(struct ordsched_delay *d);
  *	must not sleep, and may run the scheduler's @cancelled there too
  *	(&struct ordsched_delay_params). On an ordered workqueue, tasks run
  *	in the order they are handed over: by deadline, ties in queueing
- *	order.
+ *	order. It must outlive every queueing of the task, and must not be
+ *	drained (drain_workqueue(), which destroy_workqueue() runs too)
+ *	while one may be handed to it: a draining workqueue refuses work
+ *	from outside, and the task would stay handed over for good (a
+ *	cancel of it would spin for good)
  *
  * Must not be called while the task is queued, nor while an
  * ordsched_delay_cancel_sync() of it runs (&struct ordsched_delay_task).

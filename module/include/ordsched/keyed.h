@@ -242,6 +242,10 @@ bool ordsched_keyed_queue(struct ordsched_keyed *kx,
  * task again while one may still be running: not from a @done that a
  * cancel may overlap (for instance, cancel only tasks it knows have not
  * run), nor when one cancel returned true while another may still run.
+ * Nor may a cancel overlap a queueing of the task, on @kx or on another
+ * executor, also when the task was not in flight as the cancel began: it
+ * would read the fields the queueing is writing, and could withdraw
+ * tokens that are not its own.
  *
  * Context: process or softirq context, not hard interrupt and not with
  * interrupts disabled.
