@@ -197,13 +197,13 @@ static void stream_drain_fn(struct work_struct *work)
 	struct ordsched_stream *stream = container_of(work, struct ordsched_stream,
 						      drain);
 	struct ordsched_stream_set *set = stream->set;
+	unsigned int id = set->inst.id, n = 0;
 	struct ordsched_stream_item *item;
 	ordsched_stream_fn fn;
-	unsigned int n = 0;
 	bool more;
 
 	while ((item = stream_pop(stream, n == set->budget, &more, n, &fn))) {
-		trace_ordsched_stream_run(set->inst.id, stream, item);
+		trace_ordsched_stream_run(id, stream, item);
 		fn(item);
 		n++;
 	}
@@ -213,15 +213,16 @@ static void stream_drain_fn(struct work_struct *work)
 		queue_work(set->wq, &stream->drain);
 	} else {
 		/*
-		 * Idle, as far as this drain knows: wake a destroy. Still
-		 * ours to touch, as destroy waits for us to leave. The
+		 * Idle: from the unlock in stream_pop() on, a destroy may
+		 * free the stream and then its set, so nothing of either is
+		 * touched here: wake_up_var() only hashes the address. The
 		 * barrier orders the clearing of busy before the wait queue
 		 * check, as wait_var_event() needs.
 		 */
 		smp_mb();
 		wake_up_var(&stream->busy);
 	}
-	trace_ordsched_stream_drain(set->inst.id, stream, n, more);
+	trace_ordsched_stream_drain(id, stream, n, more);
 }
 
 void ordsched_stream_item_init(struct ordsched_stream_item *item,
@@ -419,10 +420,15 @@ void ordsched_stream_destroy(struct ordsched_stream *stream)
 				stream->set->inst.name, waited);
 	}
 	/*
-	 * Idle: the last drain may still be on its way out of
-	 * stream_drain_fn(); wait until it has left.
+	 * Idle: the last drain cleared busy under the lock, and may still
+	 * hold it. Once it has let go, it touches neither the stream nor
+	 * its set (stream_drain_fn()). Not cancel_work_sync(): that waits
+	 * for the drain's function to return, and tells lockdep that we
+	 * wait for a work of the class every stream's drain shares, which
+	 * an item of another stream, allowed to destroy this one, runs in.
 	 */
-	cancel_work_sync(&stream->drain);
+	raw_spin_lock_irq(&stream->lock);
+	raw_spin_unlock_irq(&stream->lock);
 	atomic_dec(&stream->set->streams);
 }
 EXPORT_SYMBOL_GPL(ordsched_stream_destroy);

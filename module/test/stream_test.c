@@ -7,6 +7,7 @@
  * the drain.
  */
 #include <linux/completion.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
@@ -1042,6 +1043,97 @@ out_free:
 	kfree(r);
 }
 
+/*
+ * stream.h: destroy must not be called from an item of @stream (nor where
+ * a flush must not be); from an item of another stream of an unbound
+ * workqueue it may. An item of stream A destroys stream B while B's drain,
+ * idle already, is held on its way out of its function (a kretprobe).
+ * Destroy used to wait for that function to return (cancel_work_sync()),
+ * and so told lockdep that a drain (A's, running the item) waited for a
+ * drain (B's): one class for every stream, a "possible recursive locking"
+ * report on a lockdep kernel. It returns while B's drain is held now,
+ * and lockdep stays on.
+ */
+struct xdestroy {
+	struct kt_ret_hold hold;
+	struct ordsched_stream a;
+	struct ordsched_stream *b;
+	struct ordsched_stream_item a_item, b_item;
+	bool destroyed, destroyed_while_held;
+};
+
+/* stream_drain_fn(work): only B's drain is held. */
+static int xd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct xdestroy *x = container_of(get_kretprobe(ri), struct xdestroy,
+					  hold.krp);
+
+	return (void *)regs_get_kernel_argument(regs, 0) != &x->b->drain;
+}
+
+static void xd_b_fn(struct ordsched_stream_item *item)
+{
+}
+
+static void xd_a_fn(struct ordsched_stream_item *item)
+{
+	struct xdestroy *x = container_of(item, struct xdestroy, a_item);
+
+	ordsched_stream_destroy(x->b);
+	x->destroyed_while_held = atomic_read(&x->hold.stage) == 1;
+	WRITE_ONCE(x->destroyed, true);
+}
+
+static void destroy_from_other_streams_item(struct ktest *t)
+{
+	struct xdestroy *x;
+	bool held;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!KT_EXPECT(t, x))
+		return;
+	x->b = kzalloc(sizeof(*x->b), GFP_KERNEL);
+	if (!KT_EXPECT(t, x->b))
+		goto out_free;
+	ordsched_stream_init(&x->a, NULL);
+	ordsched_stream_init(x->b, NULL);
+	ordsched_stream_item_init(&x->a_item, xd_a_fn);
+	ordsched_stream_item_init(&x->b_item, xd_b_fn);
+	x->hold.krp.entry_handler = xd_entry;
+	if (kt_ret_hold_register(&x->hold, "ordsched:stream_drain_fn")) {
+		ktest_skip(t, "no kretprobe on stream_drain_fn");
+		ordsched_stream_destroy(x->b);
+		goto out_a;
+	}
+	KT_EXPECT(t, ordsched_stream_queue(x->b, &x->b_item));
+	held = kt_wait_held(&x->hold.stage);
+	if (held) {
+		KT_EXPECT(t, ordsched_stream_queue(&x->a, &x->a_item));
+		/* No sleep while a thread is held: see kt_wait_held(). */
+		kt_spin_until(&x->destroyed, 3000);
+	}
+	atomic_set(&x->hold.stage, 2);
+	unregister_kretprobe(&x->hold.krp);
+	if (held) {
+		/* A's drain ends with its item: destroy has returned then. */
+		KT_EXPECT_EQ(t, ordsched_stream_flush(&x->a), 0);
+		KT_EXPECT(t, x->destroyed_while_held);
+		KT_EXPECT(t, debug_locks);
+	} else {
+		ktest_skip(t, "the drain of B was never held");
+		ordsched_stream_destroy(x->b);
+	}
+out_a:
+	ordsched_stream_destroy(&x->a);
+	kfree(x->b);
+out_free:
+	kfree(x);
+}
+
 static const struct ktest_case stream_cases[] = {
 	KT_CASE(stream_size),
 	KT_CASE(destroy_runs_pending),
@@ -1054,6 +1146,7 @@ static const struct ktest_case stream_cases[] = {
 	KT_CASE(many_streams),
 	KT_CASE(queue_twice),
 	KT_CASE(refused_then_queued),
+	KT_CASE(destroy_from_other_streams_item),
 	KT_CASE(other_stream),
 	KT_CASE(two_streams),
 	KT_END

@@ -78,6 +78,17 @@ void kt_spin_ms(unsigned int ms)
 	}
 }
 
+bool kt_spin_until(const bool *flag, unsigned int ms)
+{
+	u64 until = ktime_get_mono_fast_ns() + (u64)ms * NSEC_PER_MSEC;
+
+	while (!READ_ONCE(*flag) && ktime_get_mono_fast_ns() < until) {
+		cond_resched();
+		cpu_relax();
+	}
+	return READ_ONCE(*flag);
+}
+
 static int kt_ret_hold_fn(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	kt_hold(&container_of(get_kretprobe(ri), struct kt_ret_hold,

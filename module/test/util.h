@@ -41,6 +41,12 @@ bool kt_wait_held(atomic_t *stage);
 void kt_spin_ms(unsigned int ms);
 
 /*
+ * Spin, as kt_wait_held() waits, until *@flag is true or @ms milliseconds
+ * have passed. Return: *@flag.
+ */
+bool kt_spin_until(const bool *flag, unsigned int ms);
+
+/*
  * A kretprobe that holds the calls its entry_handler lets through (0 for
  * them) on their function's return: kt_hold() on @stage.
  */

@@ -177,7 +177,9 @@ void ordsched_stream_init(struct ordsched_stream *stream,
  *
  * Items still queued are run, not cancelled, including items that items
  * queue while destroy waits; destroy returns once the stream is idle and
- * its drain has left. When it returns, nothing runs an item of @stream and
+ * its drain has let go of it (the drain's function may still be on its
+ * way out, touching neither the stream nor its set). When it returns,
+ * nothing runs an item of @stream and
  * nothing will: the module that owns the items may unload, and the
  * stream's memory is the caller's. To drop pending items instead, cancel
  * them first, and let those cancels return: nobody may queue or cancel
