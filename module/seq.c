@@ -620,9 +620,18 @@ static void seq_quiesce(struct ordsched_seq *seq)
 	for (;;) {
 		head = atomic64_read(&seq->head);
 		if (ordsched_seq_tail(seq) == head) {
-			/* Hand-ins and drains run with BH off: an RCU section. */
+			/*
+			 * Hand-ins and drains run with BH off: an RCU section.
+			 * The hand-off worker's drain too, and it touches the
+			 * sequencer nowhere else; nor is it pending now (it
+			 * is queued only with the tail's item still to run).
+			 * Not flush_work(): that would also tell lockdep that
+			 * we wait for the hand-off of every sequencer, and
+			 * for the workqueue, from an item of another
+			 * sequencer, or a work item of the same workqueue,
+			 * that destroys this one, as it may.
+			 */
 			synchronize_rcu();
-			flush_work(&seq->handoff_work);
 			if (atomic64_read(&seq->head) == head)
 				return;
 			continue;

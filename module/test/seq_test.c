@@ -6,6 +6,8 @@
  */
 #include <linux/bitmap.h>
 #include <linux/bottom_half.h>
+#include <linux/completion.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/interrupt.h>
@@ -832,6 +834,111 @@ out:
 	kfree(l);
 }
 
+/*
+ * ordsched.h: destroy may be called from a work item of the instance's
+ * workqueue unless it runs one item at a time. A stream item on
+ * ordsched's own workqueue destroys sequencer B, whose hand-off worker
+ * (budget 1: the second item is the worker's) has drained B to the end
+ * and is held on its way out of its function (a kretprobe). Destroy used
+ * to flush_work() the hand-off: it waited for that function to return,
+ * and told lockdep that a work item of the workqueue waited for the
+ * workqueue (a "possible recursive locking" report on a lockdep kernel:
+ * the workqueue has a rescuer). Destroy still waits for the hold to end,
+ * in synchronize_rcu() (the held CPU is in an RCU read-side section), but
+ * lockdep stays on: a case for the kernels with lockdep.
+ */
+struct sxdestroy {
+	struct kt_ret_hold hold;
+	bool armed;
+	struct ordsched_seq *b;
+	struct ordsched_seq_item items[2];
+	struct ordsched_stream s;
+	struct ordsched_stream_item s_item;
+	bool destroying;
+	struct completion done;
+};
+
+/* seq_handoff_fn(): the first hand-off once armed; only B has one. */
+static int sx_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct sxdestroy *x = container_of(get_kretprobe(ri), struct sxdestroy,
+					   hold.krp);
+
+	return !READ_ONCE(x->armed);
+}
+
+static void sx_item_fn(struct ordsched_seq_item *item, u64 ticket)
+{
+}
+
+static void sx_stream_fn(struct ordsched_stream_item *item)
+{
+	struct sxdestroy *x = container_of(item, struct sxdestroy, s_item);
+
+	WRITE_ONCE(x->destroying, true);
+	ordsched_seq_destroy(x->b);
+	complete(&x->done);
+}
+
+static void destroy_from_a_work_item_of_its_wq(struct ktest *t)
+{
+	struct ordsched_seq_params p = { .name = "sxdestroy", .budget = 1 };
+	struct sxdestroy *x;
+	bool held = false;
+	u64 first;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!KT_EXPECT(t, x))
+		return;
+	init_completion(&x->done);
+	x->items[0].fn = sx_item_fn;
+	x->items[1].fn = sx_item_fn;
+	ordsched_stream_init(&x->s, NULL);
+	ordsched_stream_item_init(&x->s_item, sx_stream_fn);
+	x->b = ordsched_seq_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR_OR_NULL(x->b)))
+		goto out;
+	x->hold.krp.entry_handler = sx_entry;
+	if (kt_ret_hold_register(&x->hold, "ordsched:seq_handoff_fn")) {
+		ktest_skip(t, "no kretprobe on seq_handoff_fn");
+		ordsched_seq_destroy(x->b);
+		goto out;
+	}
+	if (KT_EXPECT_EQ(t, ordsched_seq_tickets(x->b, 2, &first), 0)) {
+		WRITE_ONCE(x->armed, true);
+		KT_EXPECT(t, ordsched_seq_queue(x->b, first + 1, &x->items[1]));
+		KT_EXPECT(t, ordsched_seq_queue(x->b, first, &x->items[0]));
+		held = kt_wait_held(&x->hold.stage);
+	}
+	if (held) {
+		KT_EXPECT(t, ordsched_stream_queue(&x->s, &x->s_item));
+		/*
+		 * Let go once destroy has had the time to look at the
+		 * hand-off. No sleep while a thread is held: see
+		 * kt_wait_held().
+		 */
+		KT_EXPECT(t, kt_spin_until(&x->destroying, 1000));
+		kt_spin_ms(200);
+		KT_EXPECT_EQ(t, atomic_read(&x->hold.stage), 1);
+	}
+	atomic_set(&x->hold.stage, 2);
+	unregister_kretprobe(&x->hold.krp);
+	if (held) {
+		wait_for_completion(&x->done);
+		KT_EXPECT(t, debug_locks);
+	} else {
+		ktest_skip(t, "the hand-off was never held");
+		ordsched_seq_destroy(x->b);
+	}
+out:
+	ordsched_stream_destroy(&x->s);
+	kfree(x);
+}
+
 static const struct ktest_case seq_cases[] = {
 	KT_CASE(basic_order),
 	KT_CASE(trash_skips),
@@ -848,6 +955,7 @@ static const struct ktest_case seq_cases[] = {
 	KT_CASE(wrap_2_63),
 	KT_CASE(wrap_2_64),
 	KT_CASE(destroy_drains),
+	KT_CASE(destroy_from_a_work_item_of_its_wq),
 	KT_CASE(stale_head),
 	KT_CASE_SEQ_MISUSE(queue_twice_warns),
 	KT_CASE_SEQ_MISUSE(queue_far_alias_refused),
