@@ -514,8 +514,9 @@ struct ordsched_delay {
 	/* New queueings are refused. */
 	bool stopped;
 	/*
-	 * The first stop was in CANCEL mode: a moved task is cancelled when
-	 * its target gives it back. Set with @stopped, in one hold of the
+	 * The first stop was in CANCEL mode: nothing is handed over any
+	 * more (the stop cancels what waits), and a moved task is cancelled
+	 * when its target gives it back. Set with @stopped, in one hold of the
 	 * lock, so that a moved task given back before a RUN stop sets
 	 * @run_now runs, as the header says, instead of being cancelled.
 	 */
@@ -1347,8 +1348,11 @@ static void delay_rearm(struct ordsched_delay *d)
 	u64 pos = d->wheel_next;
 
 	lockdep_assert_held(&d->lock);
-	/* Not for one a moved task holds back: that one's target kicks. */
-	if (first && !delay_moved_holds(d, first)) {
+	/*
+	 * Not for one a moved task holds back: that one's target kicks.
+	 * Nor once a CANCEL stop began: nothing more is handed over.
+	 */
+	if (first && !d->stop_cancels && !delay_moved_holds(d, first)) {
 		soon = first->deadline;
 		latest = delay_latest(d);
 	}
@@ -1394,6 +1398,12 @@ static unsigned int delay_hand_over_due(struct ordsched_delay *d, ktime_t now,
 	unsigned int n = 0;
 
 	lockdep_assert_held(&d->lock);
+	/*
+	 * A CANCEL stop cancels every task still waiting when it began,
+	 * also those that fall due while it waits for a grace period.
+	 */
+	if (d->stop_cancels)
+		return 0;
 	while (n < max && (first = delay_first(d)) &&
 	       (all || first->deadline <= now) &&
 	       !delay_moved_holds(d, first)) {
@@ -1539,8 +1549,12 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 		d->stats.direct += n;
 	}
 	first = delay_first(d);
-	/* Held back by a moved task: its target kicks the work for it. */
-	due = first && first->deadline <= now && !delay_moved_holds(d, first);
+	/*
+	 * Held back by a moved task: its target kicks the work for it. Held
+	 * back by a CANCEL stop: the stop cancels it.
+	 */
+	due = first && first->deadline <= now && !d->stop_cancels &&
+	      !delay_moved_holds(d, first);
 	if (due || (!d->dispatching && wheels)) {
 		delay_kick(d);		/* the batch goes on in the work */
 	} else {

@@ -1124,6 +1124,53 @@ static void flush_is_killable(struct ktest *t)
 }
 
 /*
+ * delay.h ordsched_delay_flush(): "Returns once every task queued before
+ * the call has run", also after killed flushes, which leave their flush
+ * generations in use while the tasks they waited for are pending ("after
+ * three killed flushes in a row [...] a flush first waits for the oldest
+ * of those"): after 1 to 4 killed flushes behind task A, a flush waits
+ * for A and for B, queued after the kills. A generation mixed up after
+ * the kills would let it return before one of them.
+ */
+static void flush_after_killed_flushes(struct ktest *t)
+{
+	unsigned int kills, k;
+
+	for (kills = 1; kills <= 4; kills++) {
+		struct pd_ctx *c = pd_setup(t, 0);
+		u64 t0 = ktime_get_ns(), t1, t2;
+		struct pd_task *a, *b;
+		int ret = -EINTR;
+
+		if (!c)
+			return;
+		a = pd_task(c, 0, PD_WQ);
+		b = pd_task(c, 1, PD_STREAM);
+		KT_EXPECT(t, pd_after(c, a, 800 * PD_MS));
+		for (k = 0; k < kills && ret == -EINTR; k++)
+			ret = kt_run_killed(pd_flush_fn, c->d, 20);
+		t1 = ktime_get_ns();
+		if (ret != -EINTR || atomic_read(&c->runs[0])) {
+			ktest_diag(t, "%u kills: flush %d, A ran %d", kills,
+				   ret, atomic_read(&c->runs[0]));
+			ktest_skip(t, "too slow to queue before the first deadline");
+			pd_teardown(c);
+			return;
+		}
+		KT_EXPECT(t, pd_after(c, b, 300 * PD_MS));
+		KT_EXPECT_EQ(t, ordsched_delay_flush(c->d), 0);
+		t2 = ktime_get_ns();
+		ktest_diag(t, "%u kills: %llu ms, then the flush %llu ms", kills,
+			   (t1 - t0) / NSEC_PER_MSEC, (t2 - t1) / NSEC_PER_MSEC);
+		if (!KT_EXPECT_EQ(t, atomic_read(&c->runs[0]), 1) ||
+		    !KT_EXPECT_EQ(t, atomic_read(&c->runs[1]), 1))
+			ktest_diag(t, "after %u killed flushes", kills);
+		pd_check(t, c);
+		pd_teardown(c);
+	}
+}
+
+/*
  * Queue @n tasks [0, n) over every target, a minute away or more, one per
  * target never due (delay.h "a deadline beyond KTIME_MAX is clamped
  * to KTIME_MAX (never due; ordsched_delay_stop() still ends it)").
@@ -1215,6 +1262,37 @@ static void stop_cancel_reports_each(struct ktest *t)
 	KT_EXPECT_EQ(t, st.pending, 0);
 	KT_EXPECT_EQ(t, st.inflight, 0);
 	pd_destroy(c);
+	KT_EXPECT_EQ(t, atomic_read(&c->cancelled), n);
+	pd_check(t, c);
+out:
+	pd_teardown(c);
+}
+
+/*
+ * delay.h: %ORDSCHED_DELAY_CANCEL_PENDING "cancels them" (the pending
+ * tasks), and only "tasks already handed to their target run". Tasks due
+ * a few milliseconds after the call are still waiting when it begins: all
+ * are cancelled, none runs, although they fall due while the stop waits
+ * for a grace period (which used to let the timer hand them over).
+ */
+static void stop_cancel_before_due(struct ktest *t)
+{
+	struct pd_ctx *c = pd_setup(t, 0);
+	unsigned int n = 32, i;
+	u64 due;
+
+	if (!c)
+		return;
+	due = ktime_get_ns() + 5 * PD_MS;
+	for (i = 0; i < n; i++)
+		KT_EXPECT(t, pd_at(c, pd_task(c, i, PD_WQ), due));
+	if (ktime_get_ns() > due - PD_MS) {
+		ktest_skip(t, "too slow to queue before the deadline");
+		ordsched_delay_stop(c->d, ORDSCHED_DELAY_CANCEL_PENDING);
+		goto out;
+	}
+	ordsched_delay_stop(c->d, ORDSCHED_DELAY_CANCEL_PENDING);
+	pd_check_ends(t, c, n, 0, 1);
 	KT_EXPECT_EQ(t, atomic_read(&c->cancelled), n);
 	pd_check(t, c);
 out:
@@ -1853,8 +1931,10 @@ static const struct ktest_case promise_delay_cases[] = {
 	KT_CASE(flush_waits_for_earlier),
 	KT_CASE(flush_not_for_later_or_cancelled),
 	KT_CASE(flush_is_killable),
+	KT_CASE(flush_after_killed_flushes),
 	KT_CASE(stop_run_hands_all_over),
 	KT_CASE(stop_cancel_reports_each),
+	KT_CASE(stop_cancel_before_due),
 	KT_CASE(destroy_cancels_waiting_runs_handed),
 	KT_CASE(destroy_without_cancelled_returns_tasks),
 	KT_CASE(beyond_ktime_max_is_clamped),
