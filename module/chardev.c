@@ -432,6 +432,8 @@ static int ordsched_mmap(struct file *file, struct vm_area_struct *vma)
 		return PTR_ERR(status);
 	ordsched_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
 			      VM_EXEC | VM_MAYEXEC | (ring ? 0 : VM_MAYWRITE));
+	if (ring)
+		WRITE_ONCE(h->ring_mapped, true);
 	vma->vm_private_data = ordsched_domain_status_page(h);
 	get_page(vma->vm_private_data);
 	vma->vm_ops = &ordsched_vm_ops;

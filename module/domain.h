@@ -119,6 +119,12 @@ struct ordsched_handle {
 	u64 taken;
 	/* The handle's id in the ring, 0 until it needs one; set once. */
 	u32 ring_id;
+	/*
+	 * The ring page was mapped through this handle: without an id, it
+	 * may still have moved the tail (anyone advances over retired
+	 * slots). Set once.
+	 */
+	bool ring_mapped;
 	/* poll() waits here for the turn of the handle's oldest ticket. */
 	wait_queue_head_t pollq;
 };

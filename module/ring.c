@@ -679,7 +679,9 @@ void ordsched_ring_dom_stats(struct ordsched_handle *h,
  *
  * Trashes the slots @h owns and advances, waking the new tail's sleeper;
  * a budget that runs out leaves the rest to the work item. Then forgets
- * the id, so that it may be given again.
+ * the id, so that it may be given again. A handle without an id that
+ * never mapped the ring page never wrote to the ring: nothing is done,
+ * nobody woken.
  *
  * Context: process context; takes the domain lock.
  */
@@ -698,8 +700,12 @@ void ordsched_ring_dom_release(struct ordsched_handle *h)
 		if (ordsched_ring_held(w, tail, id))
 			n++;
 	}
-	/* Without an id it owns nothing, but it may have moved the tail. */
+	/*
+	 * Without an id it owns nothing, but through a mapping of the page
+	 * it may have moved the tail and stopped before looking past it.
+	 */
 	if (id ? !ordsched_ring_release(&r, id, ring_budget(dom), dom) :
+		 READ_ONCE(h->ring_mapped) &&
 		 !ordsched_ring_advance(&r, ring_budget(dom), true, dom))
 		ring_queue_advance(dom);
 	spin_lock(&dom->lock);

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -34,6 +36,49 @@ static inline int dev_ioctl(int fd, unsigned long cmd, void *arg)
 	int ret = ioctl(fd, cmd, arg);
 
 	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * ioctl(@fd, @cmd, @arg) with the @nth user copy of the call made to fail
+ * (1: the first): fault injection, /proc/thread-self/fail-nth
+ * (CONFIG_FAULT_INJECTION_USERCOPY, the debug kernel). Return: as
+ * dev_ioctl(); -ENOSYS without fault injection, or when the call made
+ * fewer than @nth injectable copies (nothing was injected: the kernel
+ * lacks the usercopy fault, or the command copies less than thought).
+ */
+static inline int dev_ioctl_fail_nth(int fd, unsigned long cmd, void *arg,
+				     unsigned int nth)
+{
+	int nfd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	char buf[16];
+	ssize_t len;
+	int ret;
+
+	if (nfd < 0)
+		return -ENOSYS;
+	len = snprintf(buf, sizeof(buf), "%u", nth);
+	if (write(nfd, buf, len) != len) {
+		close(nfd);
+		return -ENOSYS;
+	}
+	ret = dev_ioctl(fd, cmd, arg);
+	/*
+	 * 0: the fault was injected. Otherwise the count goes on, also
+	 * through this read's own copy (which fails if it reaches 0 there):
+	 * stop it, each failed write having counted one more.
+	 */
+	len = pread(nfd, buf, sizeof(buf) - 1, 0);
+	if (len > 0) {
+		buf[len] = 0;
+		if (!strtoul(buf, NULL, 10)) {
+			close(nfd);
+			return ret;
+		}
+	}
+	for (len = 0; len <= nth && write(nfd, "0", 1) != 1; len++)
+		;
+	close(nfd);
+	return -ENOSYS;
 }
 
 static inline int dev_open(void)

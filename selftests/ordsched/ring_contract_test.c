@@ -553,6 +553,33 @@ TEST(setup_efault_nothing_done)
 	close(fd);
 }
 
+/*
+ * EFAULT: "a ring setup's has set the handle up, and made the domain a
+ * ring domain if it was not one; a second call answers the same". The
+ * answer's last write made to fail by fault injection (the call's third
+ * user copy, after the argument's read and the write that checks it is
+ * writable): RING_WAKE, EINVAL in a domain without a ring, works at once.
+ */
+TEST(setup_efault_late_sets_up)
+{
+	struct ordsched_ring_setup s = { 0 }, s2;
+	int fd = dev_open(), ret;
+
+	ASSERT_LE(0, fd);
+	ret = dev_ioctl_fail_nth(fd, ORDSCHED_IOC_RING_SETUP, &s, 3);
+	if (ret == -ENOSYS) {
+		close(fd);
+		SKIP(return, "no usercopy fault injection");
+	}
+	EXPECT_EQ(-EFAULT, ret);
+	EXPECT_EQ(0, ring_wake(fd, 0));
+	ASSERT_EQ(0, setup_fd(fd, &s));
+	EXPECT_NE(0, s.id);
+	ASSERT_EQ(0, setup_fd(fd, &s2));
+	EXPECT_EQ(s.id, s2.id);
+	close(fd);
+}
+
 TEST_F(ring, unknown_ring_command_enotty)
 {
 	struct ordsched_ring_wake wk = { 0 };
@@ -1843,6 +1870,40 @@ TEST_F(pair, complete_at_tail_counts_one_wakeup)
 	EXPECT_EQ(0, w.ret);
 	ASSERT_EQ(0, stats(self->fb, &st2));
 	EXPECT_EQ(st.wakeups + 1, st2.wakeups);
+	EXPECT_EQ(0, dev_complete(self->fb, t1, 1));
+}
+
+/*
+ * A release wakes the tail's sleeper when the released handle may have
+ * moved the tail (ring_proto.h: release is the exception). A handle
+ * without an id that never mapped the ring page never wrote to the ring:
+ * closing it wakes nobody, as in a domain without a ring (the waiter of
+ * t1, flagged by its ioctl take, is not woken ahead of its turn).
+ */
+TEST_F(pair, close_of_an_idle_handle_wakes_nobody)
+{
+	struct ordsched_stats st, st2;
+	struct waiter w;
+	__u64 t0, t1;
+	int nh;
+
+	ASSERT_EQ(0, dev_take(self->r.fd, 1, &t0));
+	ASSERT_EQ(0, dev_take(self->fb, 1, &t1));
+	ASSERT_EQ(0, waiter_start(&w, self->fb, ORDSCHED_IOC_WAIT, t1,
+				  now_ns() + 10 * SEC));
+	EXPECT_TRUE(STATS_UNTIL(self->fb, st, st.waits >= 1, 10));
+	usleep(50 * 1000);
+	ASSERT_EQ(0, stats(self->fb, &st));
+	nh = dev_new_handle(self->r.fd, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, nh);
+	close(nh);
+	usleep(300 * 1000);
+	ASSERT_EQ(0, stats(self->fb, &st2));
+	EXPECT_EQ(st.wakeups, st2.wakeups);
+	EXPECT_FALSE(waiter_done(&w));
+	ASSERT_EQ(0, dev_complete(self->r.fd, t0, 1));
+	WAITER_JOIN_WOKEN(&w);
+	EXPECT_EQ(0, w.ret);
 	EXPECT_EQ(0, dev_complete(self->fb, t1, 1));
 }
 
