@@ -843,9 +843,13 @@ out:
  * to flush_work() the hand-off: it waited for that function to return,
  * and told lockdep that a work item of the workqueue waited for the
  * workqueue (a "possible recursive locking" report on a lockdep kernel:
- * the workqueue has a rescuer). Destroy still waits for the hold to end,
- * in synchronize_rcu() (the held CPU is in an RCU read-side section), but
- * lockdep stays on: a case for the kernels with lockdep.
+ * the workqueue has a rescuer) whenever the hand-off still ran. Destroy
+ * waits for the hold to end, in synchronize_rcu() (the held CPU is in an
+ * RCU read-side section), and lockdep must stay on. This does not catch
+ * the old flush_work(): the hold ended with the grace period, before the
+ * flush looked; its report needed the hand-off preempted between its
+ * drain and its return, which no probe can hold. It guards the path: a
+ * destroy from a work item of its own workqueue, the hand-off running.
  */
 struct sxdestroy {
 	struct kt_ret_hold hold;
