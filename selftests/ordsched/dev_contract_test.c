@@ -1084,6 +1084,41 @@ TEST_F(dom, efault_take_answer_vanishes)
 }
 
 /*
+ * The late path of efault_take_answer_vanishes, every time: ordsched.h's
+ * EFAULT "a take whose answer became unwritable during the call [...]
+ * trashes the tickets it took, which stats counts in taken, handle_taken
+ * and trashed". The answer's write made to fail by fault injection (the
+ * call's third user copy, after the argument's read and the write that
+ * checks it is writable): the tickets were taken, so all three count
+ * them, the handle holds none and the tail has passed them.
+ */
+TEST_F(dom, efault_take_late_trashes_counted)
+{
+	struct ordsched_take tk = { .count = 1 };
+	struct ordsched_stats before, after;
+	struct dom d;
+	int ret;
+
+	open_dom(_metadata, &d);
+	if (d.batch >= 3)
+		tk.count = 3;
+	stats(_metadata, d.fd, &before);
+	ret = dev_ioctl_fail_nth(d.fd, ORDSCHED_IOC_TAKE, &tk, 3);
+	if (ret == -ENOSYS)
+		SKIP(return, "no usercopy fault injection");
+	EXPECT_EQ(-EFAULT, ret);
+	stats(_metadata, d.fd, &after);
+	EXPECT_EQ(0, after.held);
+	EXPECT_EQ(before.head + tk.count, after.head);
+	EXPECT_EQ(after.head, after.tail);
+	EXPECT_EQ(before.taken + tk.count, after.taken);
+	EXPECT_EQ(before.handle_taken + tk.count, after.handle_taken);
+	EXPECT_EQ(before.trashed + tk.count, after.trashed);
+	EXPECT_EQ(before.released, after.released);
+	EXPECT_EQ(after.head, take(_metadata, d.fd, 1));
+}
+
+/*
  * ordsched.h:21-22 "EFAULT the argument cannot be read or written;
  * nothing was done" (the exception of ordsched.h:22-23 is for a take),
  * with ordsched.h:160-161 "out: set to ORDSCHED_NO_TICKET once

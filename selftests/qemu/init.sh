@@ -29,6 +29,10 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
+# The debug kernels' injected user copy faults (a test's fail-nth): one
+# line each in the log, not a stack dump that reads as a splat.
+FAIL_USERCOPY=/sys/kernel/debug/fail_usercopy
+[ -w $FAIL_USERCOPY/verbose ] && echo 1 > $FAIL_USERCOPY/verbose
 mount -t tmpfs tmpfs /tmp
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
