@@ -2151,8 +2151,10 @@ bool ordsched_delay_cancel_mode(struct ordsched_delay *d,
 	bool removed = false;
 	u16 base;
 
-	WARN_ON_ONCE(mode != ORDSCHED_DELAY_CANCEL_NOWAIT &&
-		     mode != ORDSCHED_DELAY_CANCEL_SYNC);
+	WARN_ONCE(mode != ORDSCHED_DELAY_CANCEL_NOWAIT &&
+		  mode != ORDSCHED_DELAY_CANCEL_SYNC,
+		  "ordsched: delay cancel mode %d is neither NOWAIT nor SYNC\n",
+		  mode);
 	if (mode == ORDSCHED_DELAY_CANCEL_SYNC)
 		return delay_cancel_sync(d, task);
 	base = delay_lock_task(d, task, &flags);

@@ -24,6 +24,9 @@ SPLAT_RE+='|soft lockup|hard LOCKUP|workqueue lockup|unreferenced object'
 SPLAT_RE+='|new suspected memory leak|Kernel panic|list_add corruption'
 SPLAT_RE+='|list_del corruption|scheduling while atomic'
 SPLAT_RE+='|sleeping function called from invalid context|Call Trace:'
+# Softirq work left pending, or a preempt count leaked by a softirq
+# handler: no trace, no taint.
+SPLAT_RE+='|NOHZ tick-stop error|huh, entered softirq'
 # Reports whose only other matching line would be a Call Trace:, and lost
 # console messages, which may have held one.
 SPLAT_RE+='|detected expedited stalls|non-static key|invoked oom-killer'
@@ -59,7 +62,7 @@ EXPECTED_WARN_RE+="|$(warn_at delay.c 'WARN_ONCE(1, "ordsched: cancel_sync of a 
 EXPECTED_WARN_RE+="|$(warn_at delay.c 'WARN_ONCE(self, "ordsched: cancel_sync of a delayed task')"
 # Modes none of their enum's values, and a NULL stream (delay suite).
 EXPECTED_WARN_RE+="|$(warn_at delay.c 'if (WARN_ON_ONCE(mode != ORDSCHED_DELAY_QUEUE_NEW &&')"
-EXPECTED_WARN_RE+="|$(warn_at delay.c 'WARN_ON_ONCE(mode != ORDSCHED_DELAY_CANCEL_NOWAIT &&')"
+EXPECTED_WARN_RE+="|$(warn_at delay.c 'WARN_ONCE(mode != ORDSCHED_DELAY_CANCEL_NOWAIT &&')"
 EXPECTED_WARN_RE+="|$(warn_at delay.c 'if (WARN_ON_ONCE(mode != ORDSCHED_DELAY_RUN_PENDING &&')"
 EXPECTED_WARN_RE+="|$(warn_at delay.c 'if (WARN_ON_ONCE(!stream)) {')"
 EXPECTED_WARN_RE+='|ODEBUG: free active .* object type: (ordsched_(delay_task|keyed_task|stream_item|seq_item|job)|work_struct) '
