@@ -694,13 +694,18 @@ static void delay_moved_add(struct ordsched_delay *d,
 }
 
 /*
- * Must @task, due, wait for a moved task to be given back, which may sort
- * before it? Noted, so that the next one given back kicks the dispatch.
+ * Must @task, due, wait? Once a CANCEL stop began, every task waits: the
+ * stop cancels it, also one that fell due while the stop waited for a
+ * grace period. Otherwise it waits for a moved task to be given back,
+ * which may sort before it: noted, so that the next one given back kicks
+ * the dispatch.
  */
-static bool delay_moved_holds(struct ordsched_delay *d,
-			      const struct ordsched_delay_task *task)
+static bool delay_held_back(struct ordsched_delay *d,
+			    const struct ordsched_delay_task *task)
 {
 	lockdep_assert_held(&d->lock);
+	if (d->stop_cancels)
+		return true;
 	if (likely(!d->moved))
 		return false;
 	if (delay_place_before(task->deadline, task->seq, d->moved_deadline,
@@ -1349,10 +1354,10 @@ static void delay_rearm(struct ordsched_delay *d)
 
 	lockdep_assert_held(&d->lock);
 	/*
-	 * Not for one a moved task holds back: that one's target kicks.
-	 * Nor once a CANCEL stop began: nothing more is handed over.
+	 * Not for one held back: a moved task's target kicks for it, and a
+	 * CANCEL stop cancels it.
 	 */
-	if (first && !d->stop_cancels && !delay_moved_holds(d, first)) {
+	if (first && !delay_held_back(d, first)) {
 		soon = first->deadline;
 		latest = delay_latest(d);
 	}
@@ -1398,15 +1403,9 @@ static unsigned int delay_hand_over_due(struct ordsched_delay *d, ktime_t now,
 	unsigned int n = 0;
 
 	lockdep_assert_held(&d->lock);
-	/*
-	 * A CANCEL stop cancels every task still waiting when it began,
-	 * also those that fall due while it waits for a grace period.
-	 */
-	if (d->stop_cancels)
-		return 0;
 	while (n < max && (first = delay_first(d)) &&
 	       (all || first->deadline <= now) &&
-	       !delay_moved_holds(d, first)) {
+	       !delay_held_back(d, first)) {
 		rb_erase_cached(&first->rb, &d->tree);
 		delay_hand_over(d, first, now);
 		n++;
@@ -1553,8 +1552,7 @@ static enum hrtimer_restart delay_expire(struct hrtimer *timer)
 	 * Held back by a moved task: its target kicks the work for it. Held
 	 * back by a CANCEL stop: the stop cancels it.
 	 */
-	due = first && first->deadline <= now && !d->stop_cancels &&
-	      !delay_moved_holds(d, first);
+	due = first && first->deadline <= now && !delay_held_back(d, first);
 	if (due || (!d->dispatching && wheels)) {
 		delay_kick(d);		/* the batch goes on in the work */
 	} else {
