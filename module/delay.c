@@ -782,6 +782,19 @@ delay_inflight(struct ordsched_delay *d, u16 base)
 }
 
 /*
+ * Queue d->wake. Not on ordsched_wq, where the tasks of callers who bring
+ * no workqueue run: its max_active (256, or what an administrator set
+ * through sysfs) can be taken by such tasks, each in a flush or a
+ * cancel_sync that waits for this wake-up, which would then wait behind
+ * them for good. The dispatch's workqueue runs nothing of the callers',
+ * nothing on it waits, and it has a rescuer.
+ */
+static __always_inline void delay_kick_wake(struct ordsched_delay *d)
+{
+	queue_work(ordsched_highpri_wq, &d->wake);
+}
+
+/*
  * A queueing ended, run or cancelled, under the lock @base, which guards
  * the task. Whether its color drained only the sum over every lock says,
  * so while a flush or a stop waits, every end wakes it through d->wake:
@@ -797,7 +810,7 @@ delay_retire(struct ordsched_delay *d, u8 color, u64 n, u16 base)
 	lockdep_assert_held(delay_lock_of(d, base));
 	delay_inflight(d, base)[color] -= n;
 	if (READ_ONCE(d->drain_waiters))
-		queue_work(ordsched_wq, &d->wake);
+		delay_kick_wake(d);
 }
 
 static void delay_wake(struct work_struct *work)
@@ -810,7 +823,7 @@ static void delay_wake_sync(struct ordsched_delay *d)
 {
 	lockdep_assert_held(&d->lock);
 	if (d->sync_waiters)
-		queue_work(ordsched_wq, &d->wake);
+		delay_kick_wake(d);
 }
 
 /*

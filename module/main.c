@@ -19,8 +19,10 @@
 struct workqueue_struct *ordsched_wq;
 
 /*
- * Hands due delayed tasks to their targets: per CPU and high priority, as
- * system_highpri_wq, with a rescuer of its own for the same reason.
+ * Hands due delayed tasks to their targets and wakes the delayed
+ * scheduler's waiters: per CPU and high priority, as system_highpri_wq,
+ * with a rescuer of its own for the same reason. Nothing of the users'
+ * runs on it, so none of its work waits behind theirs.
  */
 struct workqueue_struct *ordsched_highpri_wq;
 

@@ -1170,6 +1170,156 @@ static void flush_after_killed_flushes(struct ktest *t)
 	}
 }
 
+/* Tasks of another scheduler that fill ordsched's own workqueue. */
+#define PD_FILL		320		/* its max_active is 256 */
+
+struct pd_fill;
+
+/* A flush of the case's scheduler, or a cancel_sync of its task 0. */
+struct pd_waiter {
+	struct pd_ctx *c;
+	bool sync;
+	struct work_struct work;
+	struct task_struct *task;
+	struct completion done;
+	int ret;
+};
+
+struct pd_fill_task {
+	struct ordsched_delay_task task;
+	struct pd_fill *f;
+};
+
+struct pd_fill {
+	struct ordsched_delay *d;
+	struct pd_fill_task tasks[PD_FILL];
+	atomic_t started;
+	atomic_t finished;
+	struct completion release;
+	struct pd_waiter w[2];
+};
+
+static void pd_fill_fn(struct ordsched_delay_task *task)
+{
+	struct pd_fill *f = container_of(task, struct pd_fill_task, task)->f;
+
+	atomic_inc(&f->started);
+	wait_for_completion_timeout(&f->release, 4 * PD_WAIT);
+	atomic_inc(&f->finished);
+}
+
+/* Queue the fillers; return how many started once that stopped growing. */
+static unsigned int pd_fill_up(struct ktest *t, struct pd_fill *f)
+{
+	unsigned int i, n, last = 0, stable = 0;
+
+	for (i = 0; i < PD_FILL; i++) {
+		f->tasks[i].f = f;
+		ordsched_delay_task_init(&f->tasks[i].task, pd_fill_fn, NULL);
+		KT_EXPECT(t, ordsched_delay_queue(f->d, &f->tasks[i].task, 0));
+	}
+	for (i = 0; i < 200 && stable < 8; i++) {
+		msleep(50);
+		n = atomic_read(&f->started);
+		stable = n && n == last ? stable + 1 : 0;
+		last = n;
+	}
+	return last;
+}
+
+/* Hook: pd_hold(), for as long as filling the workqueue may take. */
+static void pd_hold_long(struct pd_task *p)
+{
+	complete(&p->c->held);
+	wait_for_completion_timeout(&p->c->unhold, 4 * PD_WAIT);
+}
+
+static void pd_waiter_fn(struct work_struct *work)
+{
+	struct pd_waiter *w = container_of(work, struct pd_waiter, work);
+
+	WRITE_ONCE(w->task, current);
+	if (w->sync)
+		w->ret = ordsched_delay_cancel_sync(w->c->d,
+						    &w->c->tasks[0].task);
+	else
+		w->ret = ordsched_delay_flush(w->c->d);
+	complete(&w->done);
+}
+
+/*
+ * delay.h ordsched_delay_flush() "Returns once every task queued before
+ * the call has run", ordsched_delay_cancel_sync() "returns only when it
+ * is neither queued nor running": also while ordsched's own workqueue
+ * (a task's @wq NULL) is full of other tasks that wait. A flush and a
+ * cancel_sync wait for a running task; it returns while the fillers
+ * still wait. Their wake-up was a work item of that workqueue, queued
+ * behind the fillers: both waited until the fillers gave up.
+ */
+static void waits_end_with_default_wq_full(struct ktest *t)
+{
+	struct ordsched_delay_params dp = { .name = "promise_delay_fill" };
+	struct pd_ctx *c = pd_setup(t, 0);
+	struct pd_fill *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct pd_waiter *w;
+	struct pd_task *p;
+	unsigned int i, started;
+
+	if (!KT_EXPECT(t, c && f))
+		goto out;
+	w = f->w;
+	init_completion(&f->release);
+	f->d = ordsched_delay_create(&dp);
+	if (!KT_EXPECT(t, !IS_ERR(f->d))) {
+		f->d = NULL;
+		goto out;
+	}
+	p = pd_task(c, 0, PD_WQ);
+	p->hook = pd_hold_long;
+	pd_expect(c, 1);
+	KT_EXPECT(t, pd_after(c, p, 0));
+	if (!KT_EXPECT(t, wait_for_completion_timeout(&c->held, PD_WAIT)))
+		goto out;
+	started = pd_fill_up(t, f);
+	ktest_diag(t, "%u of %u fillers started", started, PD_FILL);
+	if (started == PD_FILL) {
+		ktest_skip(t, "ordsched's workqueue ran every filler at once");
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(f->w); i++) {
+		w[i].c = c;
+		w[i].sync = i;
+		init_completion(&w[i].done);
+		INIT_WORK(&w[i].work, pd_waiter_fn);
+		queue_work(system_unbound_wq, &w[i].work);
+		KT_EXPECT(t, kt_stays_asleep(&w[i].task, &w[i].done));
+	}
+	/* Still held: the waiters wait for its end. */
+	KT_EXPECT_EQ(t, atomic_read(&c->ran), 0);
+	complete(&c->unhold);
+	for (i = 0; i < ARRAY_SIZE(f->w); i++)
+		KT_EXPECT(t, wait_for_completion_timeout(&w[i].done, PD_WAIT));
+	KT_EXPECT_EQ(t, atomic_read(&f->finished), 0);
+	complete_all(&f->release);
+	for (i = 0; i < ARRAY_SIZE(f->w); i++)
+		flush_work(&w[i].work);
+	KT_EXPECT_EQ(t, w[0].ret, 0);
+	/* It was running, not queued. */
+	KT_EXPECT_EQ(t, w[1].ret, 0);
+	pd_wait(t, c);
+	pd_check_ends(t, c, 1, 1, 0);
+	pd_check(t, c);
+out:
+	if (f) {
+		complete_all(&f->release);
+		/* Waits for the fillers' runs. */
+		if (f->d)
+			ordsched_delay_destroy(f->d);
+		kfree(f);
+	}
+	pd_teardown(c);
+}
+
 /*
  * Queue @n tasks [0, n) over every target, a minute away or more, one per
  * target never due (delay.h "a deadline beyond KTIME_MAX is clamped
@@ -1932,6 +2082,7 @@ static const struct ktest_case promise_delay_cases[] = {
 	KT_CASE(flush_not_for_later_or_cancelled),
 	KT_CASE(flush_is_killable),
 	KT_CASE(flush_after_killed_flushes),
+	KT_CASE(waits_end_with_default_wq_full),
 	KT_CASE(stop_run_hands_all_over),
 	KT_CASE(stop_cancel_reports_each),
 	KT_CASE(stop_cancel_before_due),
