@@ -48,6 +48,9 @@
 
 #define MAX_THREADS	64
 
+/* Where an error came from: the file or device that report_error() names. */
+enum err_from { ERR_INPUT, ERR_OUTPUT, ERR_DEVICE, ERR_START };
+
 struct job {
 	struct ordsched *os;
 	int in, out;
@@ -58,7 +61,8 @@ struct job {
 	uint64_t first;		/* the ticket of chunk 0 */
 	int err;		/* first error, -errno or a zlib code */
 	uint64_t err_chunk;	/* the chunk it came from, if any */
-	int err_output;		/* it came from writing OUTPUT */
+	enum err_from err_from;	/* what failed: see report_error() */
+	const char *err_op;	/* the call, for ERR_DEVICE and ERR_START */
 	uint64_t bytes_out;	/* written so far, only in turn */
 	uint64_t waited;	/* waits that found the turn not yet come */
 };
@@ -70,16 +74,30 @@ struct worker {
 	z_stream zs;
 };
 
-/* Note the first error; @output: it came from writing OUTPUT. */
-static void job_fail(struct job *job, int err, uint64_t chunk, int output)
+/*
+ * Note the first error, of chunk @chunk (UINT64_MAX: of none), which
+ * came from @from; @op names the call that failed, for the device and
+ * the start.
+ */
+static void job_fail(struct job *job, int err, uint64_t chunk,
+		     enum err_from from, const char *op)
 {
 	int zero = 0;
 
 	if (__atomic_compare_exchange_n(&job->err, &zero, err, 0,
 					__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 		job->err_chunk = chunk;
-		job->err_output = output;
+		job->err_from = from;
+		job->err_op = op;
 	}
+}
+
+/* A failed call of the library: noted as the device's error. */
+static int dev_fail(struct job *job, int err, uint64_t chunk, const char *op)
+{
+	if (err)
+		job_fail(job, err, chunk, ERR_DEVICE, op);
+	return err;
 }
 
 static int write_all(int fd, const unsigned char *p, size_t n)
@@ -139,32 +157,39 @@ static ssize_t compress_chunk(struct worker *w, size_t len)
 static int do_chunk(struct worker *w, uint64_t t)
 {
 	struct job *job = w->job;
-	off_t off = (off_t)(t - job->first) * job->chunk;
+	uint64_t chunk = t - job->first;
+	off_t off = (off_t)chunk * job->chunk;
 	ssize_t len, clen;
 	int ret;
 
 	len = read_chunk(w, off);
-	if (len < 0)
+	if (len < 0) {
+		job_fail(job, len, chunk, ERR_INPUT, NULL);
 		return len;
+	}
 	clen = compress_chunk(w, len);
-	if (clen < 0)
+	if (clen < 0) {
+		job_fail(job, clen, chunk, ERR_INPUT, NULL);
 		return clen;
+	}
 	if (!ordsched_is_turn(job->os, t))
 		__atomic_fetch_add(&job->waited, 1, __ATOMIC_RELAXED);
 	ret = ordsched_wait(job->os, t, ORDSCHED_NO_DEADLINE);
 	if (ret)
-		return ret;
+		return dev_fail(job, ret, chunk, "waiting for its turn");
 	/* An earlier chunk failed: writing ours would leave a hole. */
 	if (__atomic_load_n(&job->err, __ATOMIC_RELAXED))
-		return ordsched_trash(job->os, t);
+		return dev_fail(job, ordsched_trash(job->os, t), chunk,
+				"trashing its ticket");
 	/* Our turn: every earlier chunk is written, no later one is. */
 	ret = write_all(job->out, w->out, clen);
 	if (ret) {
-		job_fail(job, ret, t - job->first, 1);
+		job_fail(job, ret, chunk, ERR_OUTPUT, NULL);
 		return ret;
 	}
 	job->bytes_out += clen;
-	return ordsched_complete(job->os, t);
+	return dev_fail(job, ordsched_complete(job->os, t), chunk,
+			"completing its ticket");
 }
 
 static void *worker_main(void *arg)
@@ -176,27 +201,27 @@ static void *worker_main(void *arg)
 
 	for (;;) {
 		ret = ordsched_take(job->os, &t);
-		if (ret)
+		if (ret) {
+			dev_fail(job, ret, UINT64_MAX, "taking a ticket");
 			break;
+		}
 		/* Past the end, or another worker failed: stop here. */
 		if (t - job->first >= job->chunks ||
 		    __atomic_load_n(&job->err, __ATOMIC_RELAXED)) {
-			ret = ordsched_trash(job->os, t);
+			dev_fail(job, ordsched_trash(job->os, t), UINT64_MAX,
+				 "trashing a ticket");
 			break;
 		}
-		ret = do_chunk(w, t);
-		if (ret) {
-			/*
-			 * Noted before the trash hands the turn on: the later
-			 * chunks see it at their turn and write nothing.
-			 */
-			job_fail(job, ret, t - job->first, 0);
+		/*
+		 * A failure is noted (do_chunk()) before the trash hands the
+		 * turn on: the later chunks see it at their turn and write
+		 * nothing.
+		 */
+		if (do_chunk(w, t)) {
 			ordsched_trash(job->os, t);
-			return NULL;
+			break;
 		}
 	}
-	if (ret)
-		job_fail(job, ret, UINT64_MAX, 0);
 	return NULL;
 }
 
@@ -462,7 +487,7 @@ static int open_output(struct job *job, const char *out, char **tmp,
 {
 	struct stat st;
 	int exists = 0;
-	mode_t mask;
+	mode_t mask, mode;
 	sigset_t sigs;
 
 	*tmp = NULL;
@@ -518,17 +543,21 @@ static int open_output(struct job *job, const char *out, char **tmp,
 		/* Best effort: only root may give a file away. */
 		if (fchown(job->out, st.st_uid, st.st_gid))
 			(void)!fchown(job->out, -1, st.st_gid);
-		if (!fchmod(job->out, st.st_mode & 07777))
-			return 0;
+		mode = st.st_mode & 07777;
 	} else {
 		/* What open(O_CREAT, 0666) would give, not mkstemp()'s 0600. */
 		mask = umask(0);
 		umask(mask);
-		if (!fchmod(job->out, 0666 & ~mask))
-			return 0;
+		mode = 0666 & ~mask;
 	}
-	fprintf(stderr, "ordsched-pgzip: %s: %s\n", *tmp, strerror(errno));
-	return -1;
+	/*
+	 * Not a reason to give up: some file systems (vfat, exfat, network
+	 * shares) refuse it to whoever may write there, as gzip only warns.
+	 */
+	if (fchmod(job->out, mode))
+		fprintf(stderr, "ordsched-pgzip: warning: %s: cannot set its mode to %04o: %s\n",
+			out, (unsigned int)mode, strerror(errno));
+	return 0;
 }
 
 /* Put the temporary file in place, or drop it (@ok false): 0 or -1. */
@@ -554,11 +583,15 @@ static int finish_output(struct job *job, const char *out, char *tmp,
 		 */
 		fatal_signals_hold(&sigs);
 		held = 1;
-		if (!err && rename(tmp, target))
-			err = errno;
 		if (err) {
-			fprintf(stderr, "ordsched-pgzip: %s: %s\n", out,
-				strerror(err));
+			fprintf(stderr, "ordsched-pgzip: %s: writing it: %s\n",
+				out, strerror(err));
+		} else if (rename(tmp, target)) {
+			err = errno;
+			fprintf(stderr, "ordsched-pgzip: %s: replacing it with the output written beside it: %s\n",
+				out, strerror(err));
+		}
+		if (err) {
 			ok = 0;
 			ret = -1;
 		}
@@ -593,7 +626,9 @@ static int run(struct job *job, long threads)
 			worker_fini(&w[i]);
 	}
 	if (ret)
-		job_fail(job, ret, UINT64_MAX, 0);
+		job_fail(job, ret, UINT64_MAX, ERR_START,
+			 ret == -ENOMEM ? "buffers for the threads (-j) and chunks (-b)" :
+			 "starting a thread");
 	for (i = 0; i < started; i++) {
 		pthread_join(th[i], NULL);
 		worker_fini(&w[i]);
@@ -601,16 +636,26 @@ static int run(struct job *job, long threads)
 	return job->err;
 }
 
-/* The chunk's file: INPUT, or OUTPUT if writing it failed. */
+/*
+ * Name what failed: INPUT (reading a chunk, or compressing it), OUTPUT
+ * (writing a chunk), the device (a call of the library: taking, waiting,
+ * completing, trashing) or the start of the threads.
+ */
 static void report_error(const struct job *job, const char *in,
 			 const char *out, int err)
 {
 	const char *what = err == -EPROTO ? "compression failed" :
 			   strerror(-err);
 
-	if (job->err_chunk == UINT64_MAX)
-		fprintf(stderr, "ordsched-pgzip: %s\n", what);
-	else if (job->err_output)
+	if (job->err_from == ERR_START)
+		fprintf(stderr, "ordsched-pgzip: %s: %s\n", job->err_op, what);
+	else if (job->err_from == ERR_DEVICE && job->err_chunk == UINT64_MAX)
+		fprintf(stderr, "ordsched-pgzip: /dev/ordsched: %s: %s\n",
+			job->err_op, what);
+	else if (job->err_from == ERR_DEVICE)
+		fprintf(stderr, "ordsched-pgzip: /dev/ordsched: chunk %llu: %s: %s\n",
+			(unsigned long long)job->err_chunk, job->err_op, what);
+	else if (job->err_from == ERR_OUTPUT)
 		fprintf(stderr, "ordsched-pgzip: %s: writing chunk %llu: %s\n",
 			strcmp(out, "-") ? out : "standard output",
 			(unsigned long long)job->err_chunk, what);
