@@ -281,7 +281,16 @@ int ordsched_from_fd_flags(int fd, unsigned int flags, struct ordsched **out)
 #ifndef __has_attribute
 #define __has_attribute(x) 0
 #endif
-#if __has_attribute(symver)
+/*
+ * The archive's objects (ORDSCHED_LIB_STATIC) carry no versions: linked
+ * into a shared object of the user's, versions would need the library's
+ * version nodes there ("version node not found"). There the current
+ * versions simply bear the plain names, the ones that a program linked
+ * statically has always bound to (the default version).
+ */
+#if defined(ORDSCHED_LIB_STATIC)
+#define OS_SYMVER(fn, ver) extern __typeof__(fn) fn
+#elif __has_attribute(symver)
 #define OS_SYMVER(fn, ver) extern __typeof__(fn) fn __attribute__((symver(ver)))
 #else
 #define OS_SYMVER(fn, ver) __asm__(".symver " #fn ", " ver)
@@ -314,6 +323,11 @@ int ordsched_from_fd_1_1(int fd, struct ordsched **os)
 {
 	return ordsched_from_fd_1_2(fd, os);
 }
+
+#ifdef ORDSCHED_LIB_STATIC
+extern __typeof__(ordsched_from_fd) ordsched_from_fd
+	__attribute__((alias("ordsched_from_fd_1_2")));
+#endif
 
 int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 {
@@ -361,6 +375,11 @@ int ordsched_open_1_1(struct ordsched **os)
 {
 	return ordsched_open_1_2(os);
 }
+
+#ifdef ORDSCHED_LIB_STATIC
+extern __typeof__(ordsched_open) ordsched_open
+	__attribute__((alias("ordsched_open_1_2")));
+#endif
 
 int ordsched_uses_ring(const struct ordsched *os)
 {
