@@ -67,12 +67,18 @@ selftests:
 install: install-module install-kdev
 	$(MAKE) -C userspace install
 
-# depmod only for a live install: a staged one (DESTDIR) is for a package,
-# whose installation runs depmod.
+# depmod only for a live install into the system's modules: a staged one
+# (DESTDIR) is for a package, whose installation runs depmod, and depmod
+# does not index another MODDIR. Nor for a kernel whose own modules are
+# gone (uninstalling for a removed kernel): it would fail, or fill the
+# folder that dpkg left with indexes that no package owns.
+live_depmod = $(if $(DESTDIR)$(filter-out /lib/modules /usr/lib/modules,$(MODDIR)),,\
+	if [ -d $(MODDIR)/$(KVER)/kernel ]; then depmod -a $(KVER); fi)
+
 install-module: ordsched.ko
 	install -D -m 0644 ordsched.ko \
 		$(DESTDIR)$(MODDIR)/$(KVER)/updates/ordsched.ko
-	$(if $(DESTDIR),,depmod -a $(KVER))
+	$(live_depmod)
 
 # Module.symvers comes out of the module's build: after it, also under -j.
 install-kdev: ordsched.ko
@@ -87,13 +93,14 @@ install-kdev: ordsched.ko
 # The headers serve every kernel installed for: the last one takes them.
 uninstall: check-kdir
 	rm -f $(DESTDIR)$(MODDIR)/$(KVER)/updates/ordsched.ko
+	-rmdir $(DESTDIR)$(MODDIR)/$(KVER)/updates 2> /dev/null
 	rm -f $(DESTDIR)$(KSRCDIR)/$(KVER)/Module.symvers
 	-rmdir $(DESTDIR)$(KSRCDIR)/$(KVER)
 	if ! ls $(DESTDIR)$(KSRCDIR)/*/Module.symvers > /dev/null 2>&1; then \
 		rm -rf $(DESTDIR)$(KSRCDIR)/include; \
 		rmdir $(DESTDIR)$(KSRCDIR) 2> /dev/null || true; \
 	fi
-	$(if $(DESTDIR),,depmod -a $(KVER))
+	$(live_depmod)
 	$(MAKE) -C userspace uninstall
 
 deb:

@@ -164,6 +164,16 @@ check_install() {
 		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 > /dev/null |
 			sed "s|^|$f: |" | grep . && n=1
 	done
+	# Installed, the uapi headers are <linux/...>: no page may send a
+	# reader to the source tree's uapi/ folder.
+	grep -l 'uapi/' "$stage$prefix"/share/man/man*/* && n=1
+	# The headers metapackages the guest runner follows for each kernel
+	# line are the ones README tells a DKMS user to install.
+	for f in $(sed -n 's/^[0-9.rt-]*) meta=\([a-z0-9.-]*\) ;;$/\1/p' \
+			"$top/selftests/qemu/kernel-fetch.sh"); do
+		grep -q "\`$f\`" "$top/README.md" ||
+			{ echo "README does not name $f"; n=1; }
+	done
 	# A static link takes every global name of the archive: only the
 	# library's own prefix, or a program's os_load() would clash.
 	f=$(nm -g --defined-only "$stage$prefix/lib/libordsched.a" |
@@ -246,6 +256,17 @@ linked_client() { # linked_client INCLUDEDIR LIBDIR [PCDIR SYSROOT]
 	cc -std=c11 -Wall -Werror -o "$dir/static" "$dir/client.c" -I"$1" \
 		"$2/libordsched.a" -lpthread || return 1
 	"$dir/static" || { echo "static: exit $?"; return 1; }
+	# The archive inside a shared object of the user's (a plugin, a
+	# language binding), which a program then loads: the archive's
+	# symbol versions once made that link fail.
+	sed 's/int main(void)/int plugin_main(void)/' "$dir/client.c" > "$dir/plugin.c"
+	cc -std=c11 -Wall -Werror -fPIC -shared -o "$dir/libplugin.so" \
+		"$dir/plugin.c" -I"$1" "$2/libordsched.a" -lpthread || return 1
+	printf '%s\n' 'int plugin_main(void);' \
+		'int main(void) { return plugin_main(); }' > "$dir/host.c"
+	cc -std=c11 -Wall -Werror -o "$dir/host" "$dir/host.c" -L"$dir" \
+		-lplugin -Wl,-rpath,"$dir" || return 1
+	"$dir/host" || { echo "plugin: exit $?"; return 1; }
 }
 
 # A module of a user's, built against the installed headers and symbols.
@@ -284,6 +305,19 @@ check_uninstall() {
 	make -s -C "$work/tree" KDIR="$kdir" DESTDIR="$stage" uninstall || return 1
 	left=$(cd "$stage" && find . -type f -o -type l)
 	[ -z "$left" ] || { echo "left behind:"; echo "$left"; return 1; }
+}
+
+# A live uninstall (no DESTDIR) for a kernel whose modules are gone, as
+# README tells to give KVER then: it must succeed, and depmod must not
+# run for that kernel (it failed, and the userspace part stayed) nor for
+# a MODDIR it does not index. Nothing is installed there: it must also
+# not fail on what is already gone.
+check_uninstall_gone_kernel() {
+	local gone=0.0.0-ordsched-gone
+	[ ! -e "/lib/modules/$gone" ] || return 1
+	make -s -C "$work/tree" KVER=$gone PREFIX="$work/gone/usr" \
+		MODDIR="$work/gone/modules" uninstall || return 1
+	[ ! -e "/lib/modules/$gone" ] || { echo "depmod made /lib/modules/$gone"; return 1; }
 }
 
 check_deb() {
@@ -401,6 +435,7 @@ check kdir check_kdir
 check 32bit check_32bit
 check install check_install
 check uninstall check_uninstall
+check uninstall_gone_kernel check_uninstall_gone_kernel
 check deb check_deb
 check deb_no_git check_deb_no_git
 check debs check_debs
