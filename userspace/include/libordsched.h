@@ -60,7 +60,7 @@
  * command, so that each call that enters the kernel may also answer
  * -ENOSPC (the domain has no id left) or -ENOMEM; handles of one
  * ring domain trust each other not to write garbage into the page (see
- * uapi/linux/ordsched_ring.h): participants that do not trust each other
+ * <linux/ordsched_ring.h>): participants that do not trust each other
  * share a domain opened with ORDSCHED_OPEN_NO_RING.
  *
  * Every function returning int returns 0 (or a non-negative value) on
@@ -236,7 +236,7 @@ int ordsched_fd(const struct ordsched *os);
  * ring's number of slots (the answer of ORDSCHED_IOC_RING_SETUP): a ring
  * domain's window. A handle on the ioctl path reports the handshake's,
  * also in a ring domain; the domain's own is ordsched_status.window in
- * its status page (uapi/linux/ordsched.h). In a ring domain, max_held
+ * its status page (<linux/ordsched.h>). In a ring domain, max_held
  * bounds no handle, and max_batch only ordsched_complete_batch() and
  * ordsched_trash_batch(): see ordsched_take_batch().
  *
@@ -329,7 +329,7 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  * wait); -EINVAL when it was never handed out; -EBUSY when it would
  * sleep while too many threads are already in a wait in the kernel on
  * the handle or its domain (ORDSCHED_MAX_WAITERS_HANDLE, _DOMAIN in
- * uapi/linux/ordsched.h).
+ * <linux/ordsched.h>).
  */
 int ordsched_wait(struct ordsched *os, uint64_t ticket, uint64_t deadline_ns);
 
@@ -445,7 +445,7 @@ uint64_t ordsched_head(const struct ordsched *os);
  * @st: filled in
  *
  * On the ring, taken, completed and trashed count only the operations
- * that went through the kernel (see uapi/linux/ordsched_ring.h).
+ * that went through the kernel (see <linux/ordsched_ring.h>).
  *
  * Return: 0, or a negative errno.
  */
