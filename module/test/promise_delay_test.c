@@ -1183,6 +1183,7 @@ struct pd_waiter {
 	struct task_struct *task;
 	struct completion done;
 	int ret;
+	int ran_at_return;	/* the case's runs that had finished */
 };
 
 struct pd_fill_task {
@@ -1244,7 +1245,19 @@ static void pd_waiter_fn(struct work_struct *work)
 						    &w->c->tasks[0].task);
 	else
 		w->ret = ordsched_delay_flush(w->c->d);
+	w->ran_at_return = atomic_read(&w->c->ran);
 	complete(&w->done);
+}
+
+/* Start @w (a flush, or a cancel_sync of task 0); true once it sleeps. */
+static bool pd_waiter_start(struct pd_waiter *w, struct pd_ctx *c, bool sync)
+{
+	w->c = c;
+	w->sync = sync;
+	init_completion(&w->done);
+	INIT_WORK(&w->work, pd_waiter_fn);
+	queue_work(system_unbound_wq, &w->work);
+	return kt_stays_asleep(&w->task, &w->done);
 }
 
 /*
@@ -1286,14 +1299,8 @@ static void waits_end_with_default_wq_full(struct ktest *t)
 		ktest_skip(t, "ordsched's workqueue ran every filler at once");
 		goto out;
 	}
-	for (i = 0; i < ARRAY_SIZE(f->w); i++) {
-		w[i].c = c;
-		w[i].sync = i;
-		init_completion(&w[i].done);
-		INIT_WORK(&w[i].work, pd_waiter_fn);
-		queue_work(system_unbound_wq, &w[i].work);
-		KT_EXPECT(t, kt_stays_asleep(&w[i].task, &w[i].done));
-	}
+	for (i = 0; i < ARRAY_SIZE(f->w); i++)
+		KT_EXPECT(t, pd_waiter_start(&w[i], c, i));
 	/* Still held: the waiters wait for its end. */
 	KT_EXPECT_EQ(t, atomic_read(&c->ran), 0);
 	complete(&c->unhold);
@@ -1317,6 +1324,56 @@ out:
 			ordsched_delay_destroy(f->d);
 		kfree(f);
 	}
+	pd_teardown(c);
+}
+
+/*
+ * delay.h ordsched_delay_flush(): "Concurrent flushes are serialized, and
+ * one that waits for another to finish first also waits for the tasks
+ * queued meanwhile." Flush 1 waits for task A, held in its function;
+ * flush 2 starts, behind flush 1; then task B is queued, due 200 ms
+ * later. A is let go: flush 2 must not return before B has run.
+ */
+static void concurrent_flush_waits_for_meanwhile(struct ktest *t)
+{
+	struct pd_ctx *c = pd_setup(t, 0);
+	struct pd_waiter *w = kcalloc(2, sizeof(*w), GFP_KERNEL);
+	struct pd_task *a, *b;
+	unsigned int i;
+
+	if (!KT_EXPECT(t, c && w))
+		goto out;
+	a = pd_task(c, 0, PD_WQ);
+	a->hook = pd_hold;
+	b = pd_task(c, 1, PD_STREAM);
+	pd_expect(c, 2);
+	KT_EXPECT(t, pd_after(c, a, 0));
+	if (!KT_EXPECT(t, wait_for_completion_timeout(&c->held, PD_WAIT)))
+		goto out;
+	KT_EXPECT(t, pd_waiter_start(&w[0], c, false));
+	KT_EXPECT(t, pd_waiter_start(&w[1], c, false));
+	KT_EXPECT(t, pd_after(c, b, 200 * PD_MS));
+	/* Neither may return while A is held. */
+	KT_EXPECT_EQ(t, atomic_read(&c->ran), 0);
+	complete(&c->unhold);
+	for (i = 0; i < 2; i++) {
+		KT_EXPECT(t, wait_for_completion_timeout(&w[i].done, PD_WAIT));
+		KT_EXPECT_EQ(t, w[i].ret, 0);
+	}
+	ktest_diag(t, "runs finished when flush 1 returned: %d, flush 2: %d",
+		   w[0].ran_at_return, w[1].ran_at_return);
+	KT_EXPECT(t, w[0].ran_at_return >= 1);
+	KT_EXPECT_EQ(t, w[1].ran_at_return, 2);
+	pd_wait(t, c);
+	pd_check_ends(t, c, 2, 1, 0);
+	pd_check(t, c);
+out:
+	if (c)
+		complete_all(&c->unhold);
+	for (i = 0; w && i < 2; i++)
+		if (w[i].c)
+			flush_work(&w[i].work);
+	kfree(w);
 	pd_teardown(c);
 }
 
@@ -2083,6 +2140,7 @@ static const struct ktest_case promise_delay_cases[] = {
 	KT_CASE(flush_is_killable),
 	KT_CASE(flush_after_killed_flushes),
 	KT_CASE(waits_end_with_default_wq_full),
+	KT_CASE(concurrent_flush_waits_for_meanwhile),
 	KT_CASE(stop_run_hands_all_over),
 	KT_CASE(stop_cancel_reports_each),
 	KT_CASE(stop_cancel_before_due),
