@@ -624,8 +624,9 @@ void ordsched_ring_dom_wake(struct ordsched_handle *h, u64 ticket)
  * ordsched_ring_dom_turn() - does @h own the ticket at the tail?
  * @h: the handle
  *
- * For poll(), after it queued itself: the queueing is ordered before the
- * loads by the poll queue's lock, see ring_wake().
+ * For poll(), after it queued itself: a full barrier orders the queueing
+ * before every load here, the id's included (the queue's unlock is only
+ * a release), see ring_wake().
  *
  * Context: process context.
  * Return: true if so.
@@ -633,13 +634,20 @@ void ordsched_ring_dom_wake(struct ordsched_handle *h, u64 ticket)
 bool ordsched_ring_dom_turn(struct ordsched_handle *h)
 {
 	struct ordsched_ring_view r;
-	u32 id = READ_ONCE(h->ring_id);
 	u64 t, w;
+	u32 id;
 
+	/*
+	 * Pairs with the full barriers of the waker: its tail CAS, or, for
+	 * a take at the tail by a handle without an id yet, the id's
+	 * cmpxchg and the claim, then wq_has_sleeper(). Read before it,
+	 * the id could be 0 from before that take, and neither side would
+	 * see the other.
+	 */
+	smp_mb();
+	id = READ_ONCE(h->ring_id);
 	if (!id)
 		return false;
-	/* Pairs with the full barrier of the waker's tail CAS. */
-	smp_mb();
 	ring_view(h->dom, &r);
 	t = ORDSCHED_RING_LOAD(r.tail);
 	w = ORDSCHED_RING_LOAD(ordsched_ring_slot(&r, t));

@@ -47,6 +47,16 @@
  *    fixed number of slots, a fraction of the window).
  *  - ORDSCHED_IOC_RING_WAIT and _RING_WAKE in a domain without a ring:
  *    EINVAL.
+ *  - Release of a handle without an id: it owns no slot, so nothing is
+ *    trashed; the kernel moves the tail on (and wakes the new tail's
+ *    sleeper) only if the ring page was mapped through that handle's own
+ *    descriptor. A process that moves the tail (over retired slots)
+ *    through a mapping made with another handle's descriptor, say one
+ *    inherited and then closed, should map the page through its own: if
+ *    it dies between a tail move and its ORDSCHED_IOC_RING_WAKE, the
+ *    sleeper of the new tail otherwise sleeps until its deadline, or
+ *    until that other handle is released. libordsched maps through its
+ *    own descriptor.
  *
  * Layout (offsets are also reported by ORDSCHED_IOC_RING_SETUP and in the
  * page header; never hard-code them):
