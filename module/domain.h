@@ -93,6 +93,8 @@ struct ordsched_domain {
 	struct xarray ids;
 	/* Advances the tail when a budget ran out (ring.c). */
 	struct work_struct advance_work;
+	/* Its runs in a row, each queued by the one before: its own. */
+	unsigned int advance_chain;
 	/* One per handle, one for a queued advance_work. */
 	refcount_t ref;
 	struct domain_counters stats;

@@ -67,6 +67,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -127,9 +128,25 @@ static_assert(sizeof(struct ordsched_ring_wake) == 16);
  */
 #define RING_BUDGET	64
 
+/*
+ * The work item's pace, past the runs that pass over every slot once:
+ * then only a scribbler (who writes retired words ahead of the tail as
+ * fast as the kernel frees them), or early retirements that keep coming
+ * ahead of it, keep it going, in a worker whose time no cgroup pays for.
+ * Each further run first sleeps this long: at most a budget of slots a
+ * millisecond, against the scribbler's store a slot.
+ */
+#define RING_PACE_US	1000
+
 static unsigned int ring_budget(struct ordsched_domain *dom)
 {
 	return min_t(unsigned int, RING_BUDGET, dom->ring_slots);
+}
+
+/* Runs of the work item in a row at full speed: once over every slot. */
+static unsigned int ring_fast_runs(struct ordsched_domain *dom)
+{
+	return dom->ring_slots / ring_budget(dom) + 1;
 }
 
 /* The kernel's view of the page: its own pointers and mask, trusted. */
@@ -220,7 +237,9 @@ static void ring_advance(struct ordsched_domain *dom, bool moved)
  *
  * One budget per run; requeues itself while the budget runs out and the
  * domain has handles: with none left, nobody waits for the tail, and
- * only a scribbler could keep it moving.
+ * only a scribbler could keep it moving. Past ring_fast_runs() runs in a
+ * row, each sleeps RING_PACE_US first. A work item never runs twice at
+ * once, so @advance_chain is only its own.
  *
  * Context: process context (a workqueue); holds a domain reference.
  */
@@ -231,14 +250,20 @@ void ordsched_ring_advance_work(struct work_struct *work)
 	struct ordsched_ring_view r;
 	bool again;
 
+	if (dom->advance_chain >= ring_fast_runs(dom))
+		usleep_range(RING_PACE_US, 2 * RING_PACE_US);
 	spin_lock(&dom->lock);
 	dom->stats.deferred++;
 	spin_unlock(&dom->lock);
 	ring_view(dom, &r);
 	again = !ordsched_ring_advance(&r, ring_budget(dom), true, dom) &&
 		READ_ONCE(dom->handles);
-	if (again)
+	if (again) {
+		dom->advance_chain++;
 		ring_queue_advance(dom);
+	} else {
+		dom->advance_chain = 0;
+	}
 	ordsched_domain_put(dom);
 }
 

@@ -957,6 +957,96 @@ TEST(endless_tail)
 }
 
 /*
+ * Keep every slot ahead of the tail retired, as fast as possible: ticket
+ * after ticket, each retired (by a CAS from FREE) as soon as the kernel
+ * has freed its slot for it, a lap after the last.
+ */
+static void *retire_window(void *arg)
+{
+	struct ring *r = arg;
+	__u64 n = ring_load(r->v.tail) + 1, tail, w;
+
+	while (__atomic_load_n(&scribbling, __ATOMIC_RELAXED)) {
+		tail = ring_load(r->v.tail);
+		if ((__s64)(n - tail) <= 0)
+			n = tail + 1;
+		/* A lap ahead: its slot still holds the last lap's word. */
+		if (n - tail > r->v.mask)
+			continue;
+		w = ORDSCHED_RING_WORD(n, 0, ORDSCHED_RING_FREE);
+		if (__atomic_compare_exchange_n(ordsched_ring_slot(&r->v, n),
+				&w, ORDSCHED_RING_WORD(n, 0,
+						       ORDSCHED_RING_RETIRED),
+				false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED) ||
+		    w == ORDSCHED_RING_WORD(n, 0, ORDSCHED_RING_RETIRED))
+			n++;
+	}
+	return NULL;
+}
+
+/*
+ * <linux/ordsched_ring.h>, trust model: the work item that goes on
+ * advancing, once its runs in a row passed over every slot, takes "one
+ * budget a millisecond". A scribbler keeps the ring retired ahead of the
+ * tail, one retirement by ioctl starts the work item, which then
+ * runs while the scribbler goes on. Over the half second measured it may
+ * run the full-speed runs (slots / 64 + 1), then one a millisecond at
+ * most (it sleeps at least that long first). Unpaced, it ran as fast as
+ * it could, in a worker whose time no cgroup is charged for.
+ */
+TEST(scribbler_paced)
+{
+	struct ordsched_stats s0, s1;
+	__u64 t, t0, t1, ms, fast, runs;
+	cpu_set_t cpu;
+	struct ring a;
+	pthread_t th[2];
+	int fa, fb, i;
+
+	fa = dev_open();
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ring_open(fa, &a));
+	fast = (a.v.mask + 1) / 64 + 1;
+	fb = dev_new_handle(fa, ORDSCHED_HANDLE_CLOEXEC);
+	ASSERT_LE(0, fb);
+	/* Taken first: the scribbler retires free slots only. */
+	ASSERT_EQ(0, dev_take(fb, 1, &t));
+	/*
+	 * One scribbler on each of two CPUs: a worker that keeps running
+	 * work items keeps the scribbler of its CPU off it.
+	 */
+	__atomic_store_n(&scribbling, true, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, retire_window, &a));
+		CPU_ZERO(&cpu);
+		CPU_SET(i, &cpu);
+		pthread_setaffinity_np(th[i], sizeof(cpu), &cpu);
+	}
+	usleep(20 * 1000);
+	ASSERT_EQ(0, dev_stats(fa, &s0));
+	t0 = now_ns();
+	EXPECT_TRUE(documented(dev_complete(fb, t, 1)));
+	usleep(500 * 1000);
+	ASSERT_EQ(0, dev_stats(fa, &s1));
+	t1 = now_ns();
+	__atomic_store_n(&scribbling, false, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	ms = (t1 - t0) / 1000000;
+	runs = s1.deferred - s0.deferred;
+	ksft_print_msg("%llu runs in %llu ms (full speed: %llu), tail at %llu\n",
+		       (unsigned long long)runs, (unsigned long long)ms,
+		       (unsigned long long)fast,
+		       (unsigned long long)ring_load(a.v.tail));
+	close(fb);
+	ring_close(&a);
+	close(fa);
+	if (!runs)
+		SKIP(return, "the retirement never ran out of its budget");
+	EXPECT_LE(runs, fast + ms + 2);
+}
+
+/*
  * Completion at the turn moves the tail first and frees the slot after
  * (module/ring_proto.h). In between, the slot still holds its owner's
  * word behind the tail: every check must then say the ticket is done.
