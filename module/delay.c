@@ -1842,7 +1842,9 @@ static void delay_run(struct ordsched_delay_task *task)
 
 static void delay_work_fn(struct work_struct *work)
 {
+	ordsched_fn_enter();
 	delay_run(container_of(work, struct ordsched_delay_task, wq.work));
+	ordsched_fn_leave();
 }
 
 static void delay_stream_fn(struct ordsched_stream_item *item)

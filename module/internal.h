@@ -6,6 +6,7 @@
 #define _ORDSCHED_INTERNAL_H
 
 #include <linux/dcache.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -18,6 +19,24 @@ struct ordsched_stream_item;
 /* main.c */
 extern struct workqueue_struct *ordsched_wq;
 extern struct workqueue_struct *ordsched_highpri_wq;
+
+/*
+ * ordsched's work functions that may run on a caller's workqueue, whose
+ * destroy returns once they touch the instance no more, maybe before they
+ * have returned: they count themselves from their first statement to
+ * their last, and the module's exit waits for them (main.c).
+ */
+DECLARE_PER_CPU(long, ordsched_fns_running);
+
+static inline void ordsched_fn_enter(void)
+{
+	this_cpu_inc(ordsched_fns_running);
+}
+
+static inline void ordsched_fn_leave(void)
+{
+	this_cpu_dec(ordsched_fns_running);
+}
 
 /*
  * A destroy that cannot finish (work handed in never, a callback that

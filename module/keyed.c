@@ -404,6 +404,7 @@ static void keyed_work_fn(struct work_struct *work)
 	struct ordsched_keyed_task *ready[ORDSCHED_KEYED_MAX_KEYS];
 	unsigned int color = task->color, n;
 
+	ordsched_fn_enter();
 	trace_ordsched_keyed_run(kx->inst.id, task);
 	task->fn(task);
 	this_cpu_inc(kx->stats->ran);
@@ -417,6 +418,7 @@ static void keyed_work_fn(struct work_struct *work)
 	rcu_read_lock();
 	keyed_uncount(kx, color);
 	rcu_read_unlock();
+	ordsched_fn_leave();
 }
 
 /* Queue the task's tokens; return how many head their key at once. */

@@ -6,7 +6,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/workqueue.h>
 
 #include "internal.h"
@@ -25,6 +28,38 @@ struct workqueue_struct *ordsched_wq;
  * runs on it, so none of its work waits behind theirs.
  */
 struct workqueue_struct *ordsched_highpri_wq;
+
+/* See ordsched_fn_enter(): entered minus left, summed over the CPUs. */
+DEFINE_PER_CPU(long, ordsched_fns_running);
+
+/*
+ * Before the module's text goes: a stream's drain, a sequencer's
+ * hand-off, a delayed or keyed task's work function, a pipeline's
+ * parallel step may run on a caller's workqueue, which the module does
+ * not drain, and their destroy may have returned while they were still
+ * on their way out (the callers' modules may be gone too). Each counts
+ * itself until its last statement: wait for the sum to come to zero
+ * (their destroys returned, so none enters anew), then for every task
+ * to pass a voluntary context switch, which none makes in the few
+ * instructions after its count (RCU Tasks; synchronize_rcu() where the
+ * kernel has none, being without preemption).
+ */
+static void ordsched_wait_fns_left(void)
+{
+	long sum;
+	int cpu;
+
+	for (;;) {
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(*per_cpu_ptr(&ordsched_fns_running,
+						      cpu));
+		if (!sum)
+			break;
+		usleep_range(1000, 2000);
+	}
+	synchronize_rcu_tasks();
+}
 
 static int __init ordsched_init(void)
 {
@@ -73,6 +108,7 @@ static void __exit ordsched_exit(void)
 	ordsched_debugfs_exit();
 	destroy_workqueue(ordsched_highpri_wq);
 	destroy_workqueue(ordsched_wq);
+	ordsched_wait_fns_left();
 }
 
 module_init(ordsched_init);

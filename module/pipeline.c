@@ -196,6 +196,7 @@ static void pipeline_parallel(struct work_struct *work)
 	struct ordsched_job *job = container_of(work, struct ordsched_job, work);
 	struct ordsched_pipeline *pl = job->pipeline;
 
+	ordsched_fn_enter();
 	job->err = pl->ops->parallel(job);
 	if (job->err)
 		this_cpu_inc(pl->stats->parallel_failed);
@@ -205,10 +206,11 @@ static void pipeline_parallel(struct work_struct *work)
 	 */
 	if (unlikely(pipeline_job_freed(job))) {
 		ordsched_seq_cancel(pl->seq, job->ticket);
-		return;
+	} else {
+		pipeline_job_debug_done(job);
+		ordsched_seq_queue(pl->seq, job->ticket, &job->item);
 	}
-	pipeline_job_debug_done(job);
-	ordsched_seq_queue(pl->seq, job->ticket, &job->item);
+	ordsched_fn_leave();
 }
 
 /*

@@ -292,9 +292,11 @@ static void seq_handoff_fn(struct work_struct *work)
 	struct ordsched_seq *seq = container_of(work, struct ordsched_seq,
 						handoff_work);
 
+	ordsched_fn_enter();
 	local_bh_disable();
 	seq_drain(seq, seq->handoff_ticket, true);
 	local_bh_enable();
+	ordsched_fn_leave();
 }
 
 /*

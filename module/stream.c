@@ -202,6 +202,7 @@ static void stream_drain_fn(struct work_struct *work)
 	ordsched_stream_fn fn;
 	bool more;
 
+	ordsched_fn_enter();
 	while ((item = stream_pop(stream, n == set->budget, &more, n, &fn))) {
 		trace_ordsched_stream_run(id, stream, item);
 		fn(item);
@@ -223,6 +224,7 @@ static void stream_drain_fn(struct work_struct *work)
 		wake_up_var(&stream->busy);
 	}
 	trace_ordsched_stream_drain(id, stream, n, more);
+	ordsched_fn_leave();
 }
 
 void ordsched_stream_item_init(struct ordsched_stream_item *item,
