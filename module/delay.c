@@ -786,12 +786,11 @@ delay_inflight(struct ordsched_delay *d, u16 base)
  * no workqueue run: its max_active (256, or what an administrator set
  * through sysfs) can be taken by such tasks, each in a flush or a
  * cancel_sync that waits for this wake-up, which would then wait behind
- * them for good. The dispatch's workqueue runs nothing of the callers',
- * nothing on it waits, and it has a rescuer.
+ * them for good. ordsched_wake_wq runs nothing else (main.c).
  */
 static __always_inline void delay_kick_wake(struct ordsched_delay *d)
 {
-	queue_work(ordsched_highpri_wq, &d->wake);
+	queue_work(ordsched_wake_wq, &d->wake);
 }
 
 /*

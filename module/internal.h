@@ -19,6 +19,7 @@ struct ordsched_stream_item;
 /* main.c */
 extern struct workqueue_struct *ordsched_wq;
 extern struct workqueue_struct *ordsched_highpri_wq;
+extern struct workqueue_struct *ordsched_wake_wq;
 
 /*
  * ordsched's work functions that may run on a caller's workqueue, whose

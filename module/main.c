@@ -22,12 +22,20 @@
 struct workqueue_struct *ordsched_wq;
 
 /*
- * Hands due delayed tasks to their targets and wakes the delayed
- * scheduler's waiters: per CPU and high priority, as system_highpri_wq,
- * with a rescuer of its own for the same reason. Nothing of the users'
- * runs on it, so none of its work waits behind theirs.
+ * Hands due delayed tasks to their targets: per CPU and high priority, as
+ * system_highpri_wq, with a rescuer of its own for the same reason.
  */
 struct workqueue_struct *ordsched_highpri_wq;
+
+/*
+ * Wakes the delayed scheduler's flushes, stops and cancel_syncs. Nothing
+ * of the users' runs on it (on ordsched_wq, their tasks could fill its
+ * max_active, each waiting for such a wake-up), nor waits; unbound (a
+ * per-CPU one would leave the wake-up on a CPU that a thread keeps busy
+ * without yielding, where the interrupt that ended a task queued it),
+ * with a rescuer.
+ */
+struct workqueue_struct *ordsched_wake_wq;
 
 /* See ordsched_fn_enter(): entered minus left, summed over the CPUs. */
 DEFINE_PER_CPU(long, ordsched_fns_running);
@@ -63,7 +71,7 @@ static void ordsched_wait_fns_left(void)
 
 static int __init ordsched_init(void)
 {
-	int ret;
+	int ret = -ENOMEM;
 
 	ordsched_wq = alloc_workqueue("ordsched", WQ_UNBOUND | WQ_SYSFS |
 				      WQ_MEM_RECLAIM, 0);
@@ -71,10 +79,12 @@ static int __init ordsched_init(void)
 		return -ENOMEM;
 	ordsched_highpri_wq = alloc_workqueue("ordsched_highpri", WQ_HIGHPRI |
 					     WQ_MEM_RECLAIM, 0);
-	if (!ordsched_highpri_wq) {
-		destroy_workqueue(ordsched_wq);
-		return -ENOMEM;
-	}
+	if (!ordsched_highpri_wq)
+		goto err_wq;
+	ordsched_wake_wq = alloc_workqueue("ordsched_wake", WQ_UNBOUND |
+					   WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!ordsched_wake_wq)
+		goto err_highpri;
 	ordsched_debugfs_init();
 	ret = ordsched_stream_default_init();
 	if (ret)
@@ -95,7 +105,10 @@ err_streams:
 	ordsched_stream_default_exit();
 err_debugfs:
 	ordsched_debugfs_exit();
+	destroy_workqueue(ordsched_wake_wq);
+err_highpri:
 	destroy_workqueue(ordsched_highpri_wq);
+err_wq:
 	destroy_workqueue(ordsched_wq);
 	return ret;
 }
@@ -106,6 +119,7 @@ static void __exit ordsched_exit(void)
 	ordsched_delay_exit();
 	ordsched_stream_default_exit();
 	ordsched_debugfs_exit();
+	destroy_workqueue(ordsched_wake_wq);
 	destroy_workqueue(ordsched_highpri_wq);
 	destroy_workqueue(ordsched_wq);
 	ordsched_wait_fns_left();
