@@ -49,11 +49,14 @@ DEFINE_PER_CPU(long, ordsched_fns_running);
  * itself until its last statement: wait for the sum to come to zero
  * (their destroys returned, so none enters anew), then for every task
  * to pass a voluntary context switch, which none makes in the few
- * instructions after its count (RCU Tasks; synchronize_rcu() where the
- * kernel has none, being without preemption).
+ * instructions after its count (RCU Tasks). A kernel without RCU Tasks
+ * has synchronize_rcu() instead: enough without preemption (Debian's
+ * kernels, RT ones too, have RCU Tasks); a preemptible kernel built
+ * without it (no tracing, kprobes nor BPF) keeps that window open.
  */
 static void ordsched_wait_fns_left(void)
 {
+	unsigned int waited = 0;
 	long sum;
 	int cpu;
 
@@ -64,7 +67,10 @@ static void ordsched_wait_fns_left(void)
 						      cpu));
 		if (!sum)
 			break;
-		usleep_range(1000, 2000);
+		msleep(20);
+		if (++waited % (ORDSCHED_DESTROY_WARN_SECS * 50) == 0)
+			pr_warn("unloading: %ld work functions have not returned after %u s\n",
+				sum, waited / 50);
 	}
 	synchronize_rcu_tasks();
 }
