@@ -1278,10 +1278,11 @@ static void waits_end_with_default_wq_full(struct ktest *t)
 	struct pd_task *p;
 	unsigned int i, started;
 
+	if (f)
+		init_completion(&f->release);
 	if (!KT_EXPECT(t, c && f))
 		goto out;
 	w = f->w;
-	init_completion(&f->release);
 	f->d = ordsched_delay_create(&dp);
 	if (!KT_EXPECT(t, !IS_ERR(f->d))) {
 		f->d = NULL;
@@ -1317,6 +1318,9 @@ static void waits_end_with_default_wq_full(struct ktest *t)
 	pd_check_ends(t, c, 1, 1, 0);
 	pd_check(t, c);
 out:
+	/* A task held still: its end, before the destroys wait for it. */
+	if (c)
+		complete_all(&c->unhold);
 	if (f) {
 		complete_all(&f->release);
 		/* Waits for the fillers' runs. */
