@@ -100,11 +100,13 @@
  * ring: they trust each other for order, not for memory safety. The
  * kernel never trusts the page: it keeps no pointer in it, masks every
  * slot index it derives from it, bounds every loop over it by the number
- * of slots or a fixed budget (and the work item that goes on advancing
- * once a budget ran out, after as many runs in a row as pass over every
- * slot, to one budget a millisecond: a scribbler that keeps retired words
- * ahead of the tail costs the kernel no more, in a worker that no cgroup
- * is charged for), and only compares the values it reads, but
+ * of slots or a fixed budget (and the work item that goes on advancing a
+ * domain once a budget ran out, after as many runs in a row as pass over
+ * every slot, to one budget a millisecond, sleeping in between: a
+ * scribbler that keeps retired words ahead of the tail costs the kernel
+ * no more a domain, in a worker that no cgroup is charged for, but for
+ * the runs at full speed of each new chain, which a command that retires
+ * starts), and only compares the values it reads, but
  * for two: the owner id of the ticket whose turn it wakes, which it looks
  * up among the domain's live handles to wake that handle's pollers (a
  * forged id wakes another handle's pollers, or nobody), and the tail, as
