@@ -93,7 +93,8 @@ install-kdev: ordsched.ko
 # The headers serve every kernel installed for: the last one takes them.
 uninstall: check-kdir
 	rm -f $(DESTDIR)$(MODDIR)/$(KVER)/updates/ordsched.ko
-	-rmdir $(DESTDIR)$(MODDIR)/$(KVER)/updates 2> /dev/null
+	rmdir $(DESTDIR)$(MODDIR)/$(KVER)/updates 2> /dev/null || true
+	rmdir $(DESTDIR)$(MODDIR)/$(KVER) 2> /dev/null || true
 	rm -f $(DESTDIR)$(KSRCDIR)/$(KVER)/Module.symvers
 	-rmdir $(DESTDIR)$(KSRCDIR)/$(KVER)
 	if ! ls $(DESTDIR)$(KSRCDIR)/*/Module.symvers > /dev/null 2>&1; then \

@@ -478,8 +478,9 @@ static char *link_target(const char *out)
  * OUTPUT: standard output, or a temporary file beside the file @out names
  * (in @tmp; *@target the name to rename it to: @out, or the file a
  * symbolic link @out points to, so that the link stays), renamed over it
- * by finish_output(). An existing OUTPUT keeps its permissions (and its
- * owner and group, as far as this process may give them). Whether it
+ * by finish_output(). An existing OUTPUT keeps its permissions where the
+ * file system lets them be set (else a warning), and its owner and group
+ * as far as this process may give them. Whether it
  * exists is what stat() says, as check_output() asked.
  */
 static int open_output(struct job *job, const char *out, char **tmp,
