@@ -105,8 +105,9 @@
  * every slot, to one budget a millisecond, sleeping in between: a
  * scribbler that keeps retired words ahead of the tail costs the kernel
  * no more a domain, in a worker that no cgroup is charged for, but for
- * the runs at full speed of each new chain, which a command that retires
- * starts), and only compares the values it reads, but
+ * the runs at full speed of each new chain, which ORDSCHED_IOC_COMPLETE,
+ * ORDSCHED_IOC_TRASH or a handle's release starts once the last chain
+ * ended), and only compares the values it reads, but
  * for two: the owner id of the ticket whose turn it wakes, which it looks
  * up among the domain's live handles to wake that handle's pollers (a
  * forged id wakes another handle's pollers, or nobody), and the tail, as
