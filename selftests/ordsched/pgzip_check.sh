@@ -65,4 +65,39 @@ case_ complete_fails complete:3 1 \
 	'^ordsched-pgzip: /dev/ordsched: chunk [0-9]+: completing its ticket: Input/output error$'
 case_ mode_refused_warns fchmod:1 0 \
 	"^ordsched-pgzip: warning: $dir/o/out.gz: cannot set its mode to 0[0-7]{3}: Operation not permitted\$"
+# check NAME WHY: "ok" if WHY is empty, else "not ok" with WHY and stderr.
+check() {
+	if [ -z "$2" ]; then
+		echo "ok pgzip_check.$1"
+	else
+		echo "not ok pgzip_check.$1 # $2"
+		sed 's/^/#   stderr: /' "$dir/err"
+		failed=1
+	fi
+}
+
+# INPUT "-" is standard input, as for gzip: a regular file redirected.
+rm -rf "$dir/o" && mkdir "$dir/o"
+why=
+"$pgzip" -j 4 -b 64 - "$dir/o/out.gz" < "$dir/in" 2> "$dir/err" ||
+	why="exit $?"
+[ -z "$why" ] && ! gzip -dc "$dir/o/out.gz" | cmp -s - "$dir/in" &&
+	why="OUTPUT is not INPUT compressed"
+check stdin_file "$why"
+
+# A pipe has no size to cut into chunks: refused, naming standard input.
+why=
+cat "$dir/in" | "$pgzip" -b 64 - "$dir/o/pipe.gz" 2> "$dir/err" &&
+	why="exit 0"
+grep -q '^ordsched-pgzip: standard input: not a regular file' "$dir/err" ||
+	why="${why:-message does not name standard input}"
+[ -e "$dir/o/pipe.gz" ] && why="${why:-OUTPUT created}"
+check stdin_pipe_refused "$why"
+
+# -j's default: the CPUs the process may run on, not the online ones.
+why=
+taskset -c 0 "$pgzip" -v -b 64 "$dir/in" "$dir/o/one.gz" 2> "$dir/err" ||
+	why="exit $?"
+grep -q ', 1 threads,' "$dir/err" || why="${why:-not 1 thread on 1 CPU}"
+check threads_follow_affinity "$why"
 exit $failed

@@ -29,12 +29,17 @@
  *
  * usage: ordsched-pgzip [-j THREADS] [-b CHUNK_KIB] [-l LEVEL] [-v]
  *                       INPUT [OUTPUT]
- * OUTPUT defaults to standard output.
+ * OUTPUT defaults to standard output; "-" names standard input or output.
  */
+/* sched_getaffinity() */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -252,8 +257,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ordsched-pgzip [-j THREADS] [-b CHUNK_KIB] [-l LEVEL] [-v] INPUT [OUTPUT]\n"
-		"  compress INPUT to gzip in parallel chunks, written in order\n"
-		"  -j  worker threads (default: online CPUs, at most %d)\n"
+		"  compress INPUT (- for standard input) to gzip in parallel chunks,\n"
+		"  written in order to OUTPUT (default, or -: standard output)\n"
+		"  -j  worker threads (default: the CPUs it may run on, at most %d)\n"
 		"  -b  chunk size in KiB (default 256)\n"
 		"  -l  compression level 1-9 (default 6)\n"
 		"  -v  print what was done to standard error\n"
@@ -278,15 +284,25 @@ static int parse_num(int opt, const char *s, long min, long max, long *out)
 	return 0;
 }
 
+/* The CPUs this process may run on (taskset, cpusets), else the online. */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n;
+}
+
 static int parse_args(int argc, char **argv, struct job *job, long *threads,
 		      int *verbose)
 {
 	long kib = 256, level = 6;
 	int opt;
 
-	*threads = sysconf(_SC_NPROCESSORS_ONLN);
-	if (*threads < 1)
-		*threads = 1;
+	*threads = usable_cpus();
 	if (*threads > MAX_THREADS)
 		*threads = MAX_THREADS;
 	while ((opt = getopt(argc, argv, "j:b:l:vh")) != -1) {
@@ -333,17 +349,28 @@ static int parse_args(int argc, char **argv, struct job *job, long *threads,
 	return 0;
 }
 
-/* INPUT: a regular file, whose size tells the chunks. */
+/* What messages call INPUT. */
+static const char *in_name(const char *in)
+{
+	return strcmp(in, "-") ? in : "standard input";
+}
+
+/*
+ * INPUT: a regular file, whose size tells the chunks; "-" is standard
+ * input, as for gzip, which must then be a regular file too (< FILE).
+ */
 static int open_input(struct job *job, const char *in, struct stat *st)
 {
-	job->in = open(in, O_RDONLY | O_CLOEXEC);
+	job->in = strcmp(in, "-") ? open(in, O_RDONLY | O_CLOEXEC) :
+		  STDIN_FILENO;
 	if (job->in < 0 || fstat(job->in, st)) {
-		fprintf(stderr, "ordsched-pgzip: %s: %s\n", in, strerror(errno));
+		fprintf(stderr, "ordsched-pgzip: %s: %s\n", in_name(in),
+			strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(st->st_mode)) {
 		fprintf(stderr, "ordsched-pgzip: %s: not a regular file (pipes and devices have no size to cut into chunks)\n",
-			in);
+			in_name(in));
 		return -1;
 	}
 	job->size = st->st_size;
@@ -738,10 +765,10 @@ int main(int argc, char **argv)
 	t0 = ordsched_now();
 	ret = run(&job, threads);
 	if (ret) {
-		report_error(&job, in, out, ret);
+		report_error(&job, in_name(in), out, ret);
 	} else if (input_longer(&job)) {
 		fprintf(stderr, "ordsched-pgzip: %s: more data than its size, %lld bytes, said: it grew while read, or its size means nothing (as in /proc)\n",
-			in, (long long)job.size);
+			in_name(in), (long long)job.size);
 		ret = -EIO;
 	}
 	if (finish_output(&job, out, tmp, target, !ret) || ret)
