@@ -542,6 +542,17 @@ TEST_F_TIMEOUT(slow, ordschedctl_selftest, 240)
 	EXPECT_EQ(2, sh("ordschedctl demo -t 4294967297 2>/dev/null"));
 	EXPECT_EQ(2, sh("ordschedctl demo extra 2>/dev/null"));
 	EXPECT_EQ(2, sh("ordschedctl demo -n 2147483648 2>/dev/null"));
+	/* The message names what is wrong, then the usage follows. */
+	EXPECT_EQ(0, sh("ordschedctl demo -n 5x 2>&1 >/dev/null | "
+			"grep -q '^ordschedctl: demo: -n 5x: not a number'"));
+	EXPECT_EQ(0, sh("ordschedctl demo -t 65 2>&1 >/dev/null | "
+			"grep -q '^ordschedctl: demo: -t 65: not a number from 1 to 64$'"));
+	EXPECT_EQ(0, sh("ordschedctl demo -x 2>&1 >/dev/null | "
+			"grep -q '^ordschedctl: demo: -x: no such option$'"));
+	EXPECT_EQ(0, sh("ordschedctl demo -t 2>&1 >/dev/null | "
+			"grep -q '^ordschedctl: demo: -t needs a number$'"));
+	EXPECT_EQ(0, sh("ordschedctl demo extra 2>&1 >/dev/null | "
+			"grep -q \"^ordschedctl: demo: extra operand 'extra'$\""));
 	EXPECT_EQ(2, sh("ordschedctl help extra 2>/dev/null"));
 	/* A PID or descriptor a cast would wrap onto another one. */
 	EXPECT_EQ(2, sh("ordschedctl stats %lld 0 2>/dev/null",

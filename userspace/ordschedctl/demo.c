@@ -79,15 +79,19 @@ static void *demo_thread(void *arg)
 	return NULL;
 }
 
-/* A whole decimal number from @min to @max, or -1. */
-static long demo_num(const char *s, long min, long max)
+/* A whole decimal number from @min to @max of -@opt, or -1 and a message. */
+static long demo_num(int opt, const char *s, long min, long max)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	return errno || end == s || *end || v < min || v > max ? -1 : v;
+	if (!errno && end != s && !*end && v >= min && v <= max)
+		return v;
+	fprintf(stderr, "%s: demo: -%c %s: not a number from %ld to %ld\n",
+		prog, opt, s, min, max);
+	return -1;
 }
 
 int cmd_demo(int argc, char **argv)
@@ -102,18 +106,25 @@ int cmd_demo(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "t:n:")) != -1) {
 		switch (opt) {
 		case 't':
-			threads = demo_num(optarg, 1, 64);
+			threads = demo_num(opt, optarg, 1, 64);
 			break;
 		case 'n':
-			items = demo_num(optarg, 1, INT_MAX);
+			items = demo_num(opt, optarg, 1, INT_MAX);
 			break;
 		default:
+			fprintf(stderr, optopt == 't' || optopt == 'n' ?
+				"%s: demo: -%c needs a number\n" :
+				"%s: demo: -%c: no such option\n",
+				prog, optopt);
 			threads = 0;
 			break;
 		}
 		if (threads < 1 || items < 1)
 			break;
 	}
+	if (threads >= 1 && items >= 1 && optind != argc)
+		fprintf(stderr, "%s: demo: extra operand '%s'\n", prog,
+			argv[optind]);
 	if (threads < 1 || items < 1 || optind != argc) {
 		fprintf(stderr, "usage: %s demo [-t THREADS] [-n ITEMS]: 1 to 64 threads, 1 to %d items\n",
 			prog, INT_MAX);
