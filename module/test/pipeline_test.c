@@ -173,8 +173,11 @@ static void window_full(struct ktest *t)
 		return;
 	pt->jobs = vcalloc(5, sizeof(*pt->jobs));
 	pt->pl = ordsched_pipeline_create(&p);
-	if (!KT_EXPECT(t, pt->jobs && !IS_ERR(pt->pl)))
+	if (!KT_EXPECT(t, pt->jobs && !IS_ERR(pt->pl))) {
+		/* NULL or an ERR_PTR() is ignored. */
+		ordsched_pipeline_destroy(pt->pl);
 		goto out;
+	}
 	init_completion(&gate);
 	pt->gate = &gate;
 	for (i = 0; i < 5; i++)

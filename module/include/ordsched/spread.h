@@ -89,7 +89,8 @@ struct ordsched_spread_ops {
  * @lanes: F, the number of groups interleaved (0: default 4, at most
  *	1024)
  * @budget: most jobs one run dispatches before it requeues itself (0:
- *	default 64)
+ *	default 64); groups pulled empty do not count, so a producer that
+ *	hands out a long run of them keeps one run pulling
  * @wq: the workqueue the spreader runs on (NULL: ordsched's own unbound
  *	workqueue); not a BH one (WQ_BH), as the callbacks may sleep
  */
@@ -172,8 +173,10 @@ void ordsched_spread_kick(struct ordsched_spread *sp);
  * @sp: the spreader
  *
  * Returns once the spreader has stopped with every slot empty and the
- * producer dry: every job of every group pulled so far has been
- * dispatched. Kicks during the wait extend it. The wait is killable: a
+ * producer dry when last asked: every job of every group pulled so far
+ * has been dispatched. Groups the producer has without a kick since it
+ * last answered NULL are not asked for (see ordsched_spread_kick()).
+ * Kicks during the wait extend it. The wait is killable: a
  * producer that never runs dry would otherwise hold the caller forever.
  *
  * Context: process context, may sleep; not from a callback of @sp.
