@@ -494,18 +494,31 @@ TEST(v1_0_binaries_keep_the_ioctl_path)
 {
 	struct ordsched *os = NULL, *a = NULL, *b = NULL;
 	uint64_t first;
+	int fd;
 
 	ASSERT_EQ(0, ordsched_open_1_0(&os));
 	EXPECT_EQ(0, ordsched_uses_ring(os));
 	EXPECT_EQ(0, ordsched_take_batch(os, 8, &first));
 	EXPECT_EQ(0, ordsched_complete_batch(os, first, 8));
 	ordsched_close(os);
-	/* A fresh descriptor adopted by 1.0 does not get a ring either. */
-	ASSERT_EQ(0, ordsched_from_fd_1_0(open(DEV, O_RDWR | O_CLOEXEC), &a));
+	/*
+	 * A fresh descriptor adopted by 1.0 does not get a ring either, nor
+	 * from a program built since that adopts it next, before 1.0's
+	 * first take ("unless another program made them ring domains
+	 * first": none did).
+	 */
+	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ordsched_from_fd_1_0(fd, &a));
 	EXPECT_EQ(0, ordsched_uses_ring(a));
+	ASSERT_EQ(0, ordsched_from_fd(dup(fd), &b));
+	EXPECT_EQ(0, ordsched_uses_ring(b));
 	EXPECT_EQ(0, ordsched_take_batch(a, 8, &first));
+	EXPECT_EQ(0, ordsched_complete_batch(a, first, 8));
+	ordsched_close(b);
 	ordsched_close(a);
 	/* Built since, the same calls take the ring where there is one. */
+	b = NULL;
 	ASSERT_EQ(0, ordsched_open(&b));
 	EXPECT_EQ(kernel_has_ring() && !getenv("ORDSCHED_NO_RING"),
 		  ordsched_uses_ring(b));
@@ -1527,6 +1540,14 @@ TEST(from_fd_errors)
 	EXPECT_EQ(-EBADF, ordsched_from_fd(fds[1], &os));
 	EXPECT_EQ(-EBADF, ordsched_from_fd_flags(fds[1], ORDSCHED_OPEN_NO_RING,
 						 &os));
+	/*
+	 * An O_PATH descriptor of the device is open (ioctl(2) answers it
+	 * EBADF too): no handle, and the library's to close.
+	 */
+	fd = open(DEV, O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-ENOTTY, ordsched_from_fd(fd, &os));
+	EXPECT_FALSE(fd_is_open(fd));
 }
 
 /* A handle adopted from a descriptor works: take, wait, complete. */

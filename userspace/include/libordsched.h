@@ -130,7 +130,8 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags);
  * The handle is pollable from the start: see ordsched_fd().
  *
  * Return: 0; -EBADF when @fd is not an open descriptor; -ENOTTY when it
- * is not an ordsched handle (or what that file answers to an ioctl(2) it
+ * is not an ordsched handle (an O_PATH descriptor among them; or what
+ * that file answers to an ioctl(2) it
  * does not know: some devices say -EINVAL); -ENOSPC when the
  * handle would take the ring but its ring domain has no ring id left for
  * it (65,535 handles at once: the ioctl path needs one there too); as
@@ -262,7 +263,10 @@ const struct ordsched_api *ordsched_api(const struct ordsched *os);
  * The default, ORDSCHED_DEFAULT_SPIN, lasts from about one to a few
  * microseconds (a pause instruction takes 10 to 140 cycles, by CPU):
  * enough to catch a turn handed over by a thread that is running, short
- * next to the sleep and wakeup it saves.
+ * next to the sleep and wakeup it saves. The spin looks at neither the
+ * deadline nor signals: a wait ends at the earliest after its spin, and a
+ * signal handler that runs during the spin does not end it (see
+ * ordsched_wait()); a long spin delays both.
  */
 void ordsched_set_spin(struct ordsched *os, unsigned int spins);
 
@@ -324,7 +328,8 @@ int ordsched_take_batch(struct ordsched *os, unsigned int count,
  * their wake-up.
  *
  * Return: 0 when it is @ticket's turn; -ETIMEDOUT; -EINTR when a signal
- * handler without SA_RESTART ran; -EPERM when another handle holds
+ * handler without SA_RESTART ran while it slept in the kernel (one that
+ * runs during the spin does not end the wait); -EPERM when another handle holds
  * @ticket; -EALREADY when it was completed or trashed (also during the
  * wait); -EINVAL when it was never handed out; -EBUSY when it would
  * sleep while too many threads are already in a wait in the kernel on

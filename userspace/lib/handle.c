@@ -186,6 +186,14 @@ static void os_set_pollable(struct ordsched *os)
 	}
 }
 
+/* An open descriptor of O_PATH (fcntl(2) works on those, ioctl(2) not). */
+static bool os_is_path_fd(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_PATH);
+}
+
 static int os_from_fd_errno(int fd, unsigned int flags, int pollable,
 			    struct ordsched **out)
 {
@@ -234,8 +242,12 @@ out_unmap:
 out_free:
 	/*
 	 * The handshake's EBADF: @fd is no open descriptor, so there is
-	 * nothing to close, and its number may be another thread's by now.
+	 * nothing to close, and its number may be another thread's by now;
+	 * or it is an O_PATH one, which ioctl(2) refuses so too: open, and
+	 * ours to close, but no handle.
 	 */
+	if (ret == -EBADF && !os->status && os_is_path_fd(fd))
+		ret = -ENOTTY;
 	if (ret != -EBADF || os->status)
 		close(fd);
 	free(os);
@@ -309,9 +321,41 @@ OS_SYMVER(ordsched_open_1_0, "ordsched_open@LIBORDSCHED_1.0");
 OS_SYMVER(ordsched_open_1_1, "ordsched_open@LIBORDSCHED_1.1");
 OS_SYMVER(ordsched_open_1_2, "ordsched_open@@LIBORDSCHED_1.2");
 
+/*
+ * A domain that has had a second handle can never become a ring domain:
+ * so that nobody @os is passed to can make it one (and the ownership
+ * checks stay the kernel's), make one and drop it. A module without rings
+ * (nor, maybe, ORDSCHED_IOC_NEW_HANDLE) has nothing to guard against. On
+ * failure @os is closed and *@out cleared.
+ */
+static int os_bind_no_ring(struct ordsched **out, int saved)
+{
+	struct ordsched_new_handle nh = { .flags = ORDSCHED_HANDLE_CLOEXEC };
+	int fd;
+
+	if (!((*out)->api.features & ORDSCHED_FEAT_RING))
+		return 0;
+	fd = os_ioctl(*out, ORDSCHED_IOC_NEW_HANDLE, &nh);
+	if (fd < 0) {
+		ordsched_close(*out);
+		*out = NULL;
+		return fd;
+	}
+	close(fd);
+	errno = saved;
+	return 0;
+}
+
+/*
+ * A program of 1.0 keeps the kernel's ownership checks and real batches
+ * in the domains it adopts too, unless they are ring domains already:
+ * bound as ordsched_open_1_0() binds the domains it opens.
+ */
 int ordsched_from_fd_1_0(int fd, struct ordsched **os)
 {
-	return os_from_fd(fd, ORDSCHED_OPEN_NO_RING, 1, os);
+	int saved = errno, ret = os_from_fd(fd, ORDSCHED_OPEN_NO_RING, 1, os);
+
+	return ret ? ret : os_bind_no_ring(os, saved);
 }
 
 int ordsched_from_fd_1_2(int fd, struct ordsched **os)
@@ -331,7 +375,6 @@ extern __typeof__(ordsched_from_fd) ordsched_from_fd
 
 int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 {
-	struct ordsched_new_handle nh = { .flags = ORDSCHED_HANDLE_CLOEXEC };
 	int fd, ret, saved = errno;
 
 	if (flags & ~ORDSCHED_OPEN_NO_RING)
@@ -340,25 +383,9 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags)
 	if (fd < 0)
 		return os_errno(saved);
 	ret = os_from_fd(fd, flags, 0, os);
-	if (ret || !(flags & ORDSCHED_OPEN_NO_RING) ||
-	    !((*os)->api.features & ORDSCHED_FEAT_RING))
+	if (ret || !(flags & ORDSCHED_OPEN_NO_RING))
 		return ret;
-	/*
-	 * A domain that has had a second handle can never become a ring
-	 * domain: so that nobody this handle is passed to can make it one
-	 * (and the ownership checks stay the kernel's), make one and drop it.
-	 * A module without rings (nor, maybe, ORDSCHED_IOC_NEW_HANDLE) has
-	 * nothing to guard against.
-	 */
-	fd = os_ioctl(*os, ORDSCHED_IOC_NEW_HANDLE, &nh);
-	if (fd < 0) {
-		ordsched_close(*os);
-		*os = NULL;
-		return fd;
-	}
-	close(fd);
-	errno = saved;
-	return 0;
+	return os_bind_no_ring(os, saved);
 }
 
 int ordsched_open_1_0(struct ordsched **os)
