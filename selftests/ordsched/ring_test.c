@@ -448,9 +448,14 @@ struct sleeper {
 	struct ring *r;
 	__u64 ticket;
 	__u64 deadline_ns;
+	/* When the wait returned: a lost wake-up returns at the deadline. */
+	__u64 end_ns;
 	int ret;
 	bool done;
 };
+
+/* Woken (or ended) well before its deadline of 60 s on: not timed out. */
+#define SLEEPER_WOKEN(s)	((s).end_ns + 30 * SEC < (s).deadline_ns)
 
 /* Flag the slot SLEEPING, then RING_WAIT: the library's slow path. */
 static void *sleep_on(void *arg)
@@ -463,6 +468,7 @@ static void *sleep_on(void *arg)
 		 ordsched_ring_word(s->ticket, s->r->id,
 				    ORDSCHED_RING_SLEEPING));
 	s->ret = ring_wait_raw(s->r->fd, s->ticket, s->deadline_ns);
+	s->end_ns = now_ns();
 	__atomic_store_n(&s->done, true, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -524,6 +530,7 @@ TEST(wait_sleeps_and_is_woken)
 	EXPECT_EQ(1, ring_syscalls);
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, s.ret);
+	EXPECT_TRUE(SLEEPER_WOKEN(s));
 	EXPECT_EQ(1, poll(&pfd, 1, 0));
 
 	/* A signal interrupts the sleep (no SA_RESTART). */
@@ -548,6 +555,7 @@ TEST(wait_sleeps_and_is_woken)
 	EXPECT_EQ(0, ordsched_ring_retire(&a.v, a.id, 2, &a.ctx));
 	pthread_join(th, NULL);
 	EXPECT_EQ(-EALREADY, s.ret);
+	EXPECT_TRUE(SLEEPER_WOKEN(s));
 
 	ASSERT_EQ(0, dev_stats(fa, &stats));
 	EXPECT_LE(3, stats.waits);
