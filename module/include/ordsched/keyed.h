@@ -84,7 +84,11 @@ struct ordsched_keyed_token {
  *	once this @done has returned (both run as @work, which a workqueue
  *	never runs twice at once): there @done must not wait for the task's
  *	next run, nor for a later task of a key it is queued on again, and
- *	a @done that sleeps holds back the keys of the next queueing.
+ *	a @done that sleeps holds back the keys of the next queueing. The
+ *	task still runs as @work until @done returns: @done must not
+ *	initialize it again (ordsched_keyed_task_init()) to queue it with
+ *	another @fn, which would let that run start while @done runs; nor
+ *	flush or destroy @kx, which wait for @done itself
  * @kx: the executor the task was queued on
  * @tokens: the tokens, @nr_tokens of them
  * @nr_tokens: how many keys the task can name
@@ -169,7 +173,8 @@ ordsched_keyed_create(const struct ordsched_keyed_params *params);
  * from outside the tasks once destroy is called: a cancel uses @kx until
  * it returns, so cancels made before must have returned.
  *
- * Context: process context, may sleep; not from a task of @kx.
+ * Context: process context, may sleep; not from a task of @kx (its @fn
+ * or its @done).
  */
 void ordsched_keyed_destroy(struct ordsched_keyed *kx);
 
@@ -214,7 +219,9 @@ void ordsched_keyed_task_init(struct ordsched_keyed_task *task,
  * meanwhile is refused and leaves it as it is, on every kernel.
  *
  * Return: true, or false if @nr_keys is out of range or a key repeats
- * (the task is not queued), or if the task is in flight.
+ * (the task is not queued), or if the task is in flight; with debug
+ * objects on (CONFIG_DEBUG_OBJECTS), also for a task they report as
+ * not initialized or freed.
  */
 bool ordsched_keyed_queue(struct ordsched_keyed *kx,
 			  struct ordsched_keyed_task *task,
@@ -268,7 +275,8 @@ bool ordsched_keyed_cancel(struct ordsched_keyed *kx,
  * wait is killable: a task that never returns would otherwise hold the
  * caller forever.
  *
- * Context: process context, may sleep; not from a task of @kx.
+ * Context: process context, may sleep; not from a task of @kx (its @fn
+ * or its @done).
  * Return: 0, or -EINTR if a fatal signal came first.
  */
 int ordsched_keyed_flush(struct ordsched_keyed *kx);
