@@ -518,7 +518,8 @@ struct ordsched_delay {
 	 * more (the stop cancels what waits), and a moved task is cancelled
 	 * when its target gives it back. Set with @stopped, in one hold of the
 	 * lock, so that a moved task given back before a RUN stop sets
-	 * @run_now runs, as the header says, instead of being cancelled.
+	 * @run_now runs, as the header says, instead of being cancelled: it
+	 * goes back in the tree, where @run_now hands it over in order.
 	 */
 	bool stop_cancels;
 	/* A RUN stop: every pending task is due now. */
@@ -1769,8 +1770,9 @@ static void delay_moved_back(struct ordsched_delay *d,
 
 /*
  * The target starts a task: run it, or, if a modify moved it meanwhile,
- * put it back in the tree, unless a cancel_sync wants it cancelled or a
- * stop wants it run now (RUN) or reported to @cancelled (CANCEL).
+ * put it back in the tree (also during a RUN stop, which hands it over in
+ * its place), unless a cancel_sync wants it cancelled or a CANCEL stop
+ * wants it reported to @cancelled.
  */
 static void delay_run(struct ordsched_delay_task *task)
 {
@@ -1797,21 +1799,25 @@ static void delay_run(struct ordsched_delay_task *task)
 			delay_unlock(d, base, U64_MAX, flags);
 			return;
 		}
-		if (!d->stopped) {
+		if (!d->stop_cancels) {
 			u64 next;
 
 			/*
-			 * In the place its move took: see delay_move(). The
+			 * In the place its move took: see delay_move(). A RUN
+			 * stop hands it over from there, in order with the
+			 * rest: kick its hand-over if already under way. The
 			 * insert may move us to another lock (@base): its
 			 * own statement, not an argument beside @base.
 			 */
+			if (d->run_now)
+				delay_kick(d);
 			next = __delay_insert(d, task, task->seq,
 					      task->deadline, task->slack,
 					      &base);
 			delay_unlock(d, base, next, flags);
 			return;
 		}
-		cancel = d->stop_cancels;
+		cancel = true;
 	}
 	color = task->color;
 	if (cancel) {

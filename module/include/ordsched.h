@@ -84,12 +84,14 @@
  * WQ_MEM_RECLAIM workqueue of its own. No part takes a BH workqueue
  * (WQ_BH) where what it runs there may sleep: each @wq says.
  *
- * Flush, destroy and the waits for room (ordsched_seq_tickets_wait(),
+ * Flush, stop, destroy and the waits for room (ordsched_seq_tickets_wait(),
  * ordsched_pipeline_queue_wait()) wait for work items of the instance's
  * workqueue. As with flush_work(), they must not be called from a work
  * item that those would have to wait behind: one of the same workqueue
  * when it runs one item at a time (ordered, or at its max_active), from
- * any instance. No lockdep report tells; the caller just waits forever.
+ * any instance, or, for a delayed scheduler whose tasks run on a stream,
+ * an item of that stream. No lockdep report tells; the caller just waits
+ * forever (a killable flush, until killed).
  */
 #ifndef _ORDSCHED_H
 #define _ORDSCHED_H

@@ -2690,6 +2690,94 @@ out_delay:
 	moved_free(ms);
 }
 
+/*
+ * The same, in order: "tasks are handed over in deadline order ... (a
+ * moved task counts as queued when it was moved), so on an ordered
+ * workqueue ... they run in that order", which a RUN stop keeps (it only
+ * ignores the deadlines). B is queued for +5 s, then A, on the same
+ * ordered workqueue, is held as it starts and moved to +10 s; a RUN stop
+ * comes, and A's target is let go. B must run first. A used to run at
+ * once where its target gave it back, ahead of B, which the stop's
+ * hand-over reached only later.
+ */
+static int stop_run_moved_order_round(struct ktest *t, bool may_retry)
+{
+	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
+	struct task_struct *stopper = NULL;
+	struct workqueue_struct *wq;
+	struct moved_stop *ms;
+	unsigned long until;
+	int ret = 0;
+
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	if (!KT_EXPECT(t, ms && wq))
+		goto out_free;
+	moved_stop_of = ms;
+	init_completion(&ms->stopped);
+	ms->d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
+		goto out_free;
+	ordsched_delay_task_init(&ms->task, moved_stop_fn, wq);
+	ordsched_delay_task_init(&ms->later, moved_stop_fn, wq);
+	ordsched_delay_task_init(&ms->probe, moved_stop_fn, NULL);
+	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->later, 5 * NSEC_PER_SEC));
+	ret = __moved_start(t, ms, 10 * NSEC_PER_SEC, may_retry);
+	if (ret == -ENOENT)
+		goto out_delay;
+	if (ret)
+		goto out_probe;
+	stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
+	if (!KT_EXPECT(t, !IS_ERR(stopper)))
+		goto out_probe;
+	/* Stopped once a queueing fails: see stop_run_moved(). */
+	until = jiffies + HZ;
+	while (ordsched_delay_queue(ms->d, &ms->probe, 10 * NSEC_PER_SEC)) {
+		KT_EXPECT(t, ordsched_delay_cancel(ms->d, &ms->probe));
+		if (!KT_EXPECT(t, time_before(jiffies, until)))
+			break;
+		cond_resched();
+		cpu_relax();
+	}
+	KT_EXPECT_EQ(t, atomic_read(&ms->stage), 1);
+out_probe:
+	atomic_set(&ms->stage, 2);
+	if (!IS_ERR_OR_NULL(stopper))
+		wait_for_completion(&ms->stopped);
+	unregister_kprobe(&ms->kp);
+	if (ret)
+		goto out_delay;
+	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
+	KT_EXPECT_EQ(t, atomic_read(&ms->later_runs), 1);
+	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
+	KT_EXPECT_EQ(t, ms->later_pos, 1);
+	KT_EXPECT_EQ(t, ms->task_pos, 2);
+out_delay:
+	ordsched_delay_destroy(ms->d);
+out_free:
+	moved_stop_of = NULL;
+	if (wq)
+		destroy_workqueue(wq);
+	kfree(ms);
+	return ret;
+}
+
+/* Never held (see moved_keeps_order()): again, three times at most. */
+static void stop_run_moved_order(struct ktest *t)
+{
+	unsigned int tries;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	for (tries = 1; tries <= 3; tries++) {
+		if (stop_run_moved_order_round(t, tries < 3) != -ETIMEDOUT)
+			return;
+		ktest_diag(t, "the target was never held: again");
+	}
+}
+
 static int moved_sync_thread(void *data)
 {
 	struct moved_stop *ms = data;
@@ -3075,6 +3163,7 @@ static const struct ktest_case delay_cases[] = {
 	KT_CASE(stop_run_100k),
 	KT_CASE(stop_cancel_100k),
 	KT_CASE(stop_run_moved),
+	KT_CASE(stop_run_moved_order),
 	KT_CASE(moved_cancel_sync),
 	KT_CASE(moved_keeps_order),
 	KT_CASE(moved_back_not_held),
