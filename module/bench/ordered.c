@@ -50,6 +50,7 @@ static const struct ob_contender *const ob_contenders[] = {
 	&ob_padata,
 	&ob_padata_serial,
 #endif
+	&ob_reorder,
 	&ob_owq,
 	&ob_lock,
 };
@@ -161,7 +162,13 @@ void ob_serial(struct ob_item *item, u64 seq)
 	u64 now = ktime_get_ns();
 
 	ob_note_depth(run);
-	if (seq != run->next_seq)
+	/*
+	 * The contender's own numbering checks only that it counts; the
+	 * order is checked against the producers': each one's items in the
+	 * order it made them (a contender that numbered items as they
+	 * finished would pass the first test, not the second).
+	 */
+	if (seq != run->next_seq || item->id < item->prod->next_id)
 		ob_fail(run, -EILSEQ, run->next_seq);
 	else if (item->value != ob_lcg_skip(ob_seed(item->id),
 					    ob_loops(run, item->id)))
@@ -171,6 +178,7 @@ void ob_serial(struct ob_item *item, u64 seq)
 	if (seq < run->items)
 		run->lat[seq] = min_t(u64, now - item->t0, U32_MAX);
 	run->next_seq = seq + 1;
+	item->prod->next_id = item->id + 1;
 	run->serialized++;
 	ob_window_put(run, item->prod);
 	if (run->serialized == run->items) {

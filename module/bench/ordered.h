@@ -27,6 +27,12 @@ struct ob_producer {
 	wait_queue_head_t wq;
 	/* How often the window was full; written by the producer only. */
 	u64 waits;
+	/*
+	 * One more than the id of its last item serialized; written by the
+	 * serial step only. A producer's items reach it in the order they
+	 * were produced, whatever numbers a contender gives them.
+	 */
+	u64 next_id;
 } ____cacheline_aligned_in_smp;
 
 struct ob_item {
@@ -95,6 +101,6 @@ void ob_serial(struct ob_item *item, u64 seq);
 
 extern const struct ob_contender ob_seq, ob_pipeline;
 extern const struct ob_contender ob_padata, ob_padata_serial;
-extern const struct ob_contender ob_owq, ob_lock;
+extern const struct ob_contender ob_owq, ob_lock, ob_reorder;
 
 #endif /* _ORDSCHED_BENCH_ORDERED_H */

@@ -21,8 +21,8 @@ import statistics
 import subprocess
 import sys
 
-ORDERED_ORDER = ["seq", "pipeline", "padata", "padata-serial", "owq", "lock",
-                 "single"]
+ORDERED_ORDER = ["seq", "pipeline", "padata", "padata-serial", "reorder",
+                 "owq", "lock", "single"]
 
 
 def parse(path):
@@ -114,19 +114,20 @@ def ordered_table(summary, meta):
            % (meta.get("kernel", "?"), meta.get("cpus", "?"),
               meta.get("clocksource", "?"), meta.get("reps", "?")),
            "median (half-range %); W = base work per item, 1 in 16 items 10x",
-           "%6s %-14s %16s %8s %7s %14s %10s %10s %6s %7s %7s"
-           % ("W us", "contender", "items/s", "x padata", "x lock",
-              "CPU us/item", "p50 us", "p99 us", "depth", "csw/it",
-              "IPI/it")]
+           "%6s %-14s %16s %8s %9s %7s %14s %10s %10s %6s %7s %7s"
+           % ("W us", "contender", "items/s", "x padata", "x reorder",
+              "x lock", "CPU us/item", "p50 us", "p99 us", "depth",
+              "csw/it", "IPI/it")]
     for w in works:
         for c in names:
             s = summary.get((w, c))
             if not s:
                 continue
             t = s["items_per_s"]
-            out.append("%6g %-14s %9.0f (%3.0f%%) %8s %7s %8.1f (%2.0f%%) %10.1f %10.1f %6d %7s %7s"
+            out.append("%6g %-14s %9.0f (%3.0f%%) %8s %9s %7s %8.1f (%2.0f%%) %10.1f %10.1f %6d %7s %7s"
                        % (w / 1e3, c, t["median"], t["spread_pct"],
                           fmt_ratio(ratio(summary, w, c, "padata")),
+                          fmt_ratio(ratio(summary, w, c, "reorder")),
                           fmt_ratio(ratio(summary, w, c, "lock")),
                           s["cpu_us_per_item"]["median"],
                           s["cpu_us_per_item"]["spread_pct"],
