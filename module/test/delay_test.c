@@ -2514,6 +2514,8 @@ struct moved_stop {
 	struct kprobe kp;
 	struct ordsched_delay *d;
 	struct ordsched_delay_task task, probe, later;
+	/* The ordered workqueue of @task and @later, or NULL (the default) */
+	struct workqueue_struct *wq;
 	/* 0: armed, 1: the target is held, 2: let go */
 	atomic_t stage;
 	atomic_t ran, cancelled;
@@ -2691,6 +2693,74 @@ out_delay:
 }
 
 /*
+ * A scheduler reporting to moved_stop_cancelled(), @task and @later on an
+ * ordered workqueue of their own, @probe on the default one; NULL on an
+ * error (the case failed).
+ */
+static struct moved_stop *moved_ordered_alloc(struct ktest *t)
+{
+	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
+	struct moved_stop *ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+
+	if (!KT_EXPECT(t, ms))
+		return NULL;
+	moved_stop_of = ms;
+	init_completion(&ms->stopped);
+	ms->wq = alloc_ordered_workqueue("ordsched_dt", 0);
+	ms->d = ordsched_delay_create(&p);
+	if (!KT_EXPECT(t, ms->wq && !IS_ERR(ms->d))) {
+		if (!IS_ERR(ms->d))
+			ordsched_delay_destroy(ms->d);
+		if (ms->wq)
+			destroy_workqueue(ms->wq);
+		moved_stop_of = NULL;
+		kfree(ms);
+		return NULL;
+	}
+	ordsched_delay_task_init(&ms->task, moved_stop_fn, ms->wq);
+	ordsched_delay_task_init(&ms->later, moved_stop_fn, ms->wq);
+	ordsched_delay_task_init(&ms->probe, moved_stop_fn, NULL);
+	return ms;
+}
+
+/*
+ * The ordered workqueue's worker is unbound: when it starts the task on
+ * the CPU this thread was on, the hold (preemption off, and interrupts
+ * too while the probe is not optimized) keeps this thread from running
+ * until it gives up, unless the other CPU pulls it over: the likely
+ * cause of one timeout on the debug kernel, whose log kept no more. Such
+ * a round (@round answers -ETIMEDOUT) proves nothing: again, on a fresh
+ * scheduler, three times at most.
+ */
+static void moved_ordered_rounds(struct ktest *t,
+				 int (*round)(struct ktest *t,
+					      struct moved_stop *ms,
+					      bool may_retry))
+{
+	struct moved_stop *ms;
+	unsigned int tries;
+	int ret;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	for (tries = 1; tries <= 3; tries++) {
+		ms = moved_ordered_alloc(t);
+		if (!ms)
+			return;
+		ret = round(t, ms, tries < 3);
+		ordsched_delay_destroy(ms->d);
+		moved_stop_of = NULL;
+		destroy_workqueue(ms->wq);
+		kfree(ms);
+		if (ret != -ETIMEDOUT)
+			return;
+		ktest_diag(t, "the target was never held: again");
+	}
+}
+
+/*
  * The same, in order: "tasks are handed over in deadline order ... (a
  * moved task counts as queued when it was moved), so on an ordered
  * workqueue ... they run in that order", which a RUN stop keeps (it only
@@ -2700,31 +2770,17 @@ out_delay:
  * once where its target gave it back, ahead of B, which the stop's
  * hand-over reached only later.
  */
-static int stop_run_moved_order_round(struct ktest *t, bool may_retry)
+static int stop_run_moved_order_round(struct ktest *t, struct moved_stop *ms,
+				      bool may_retry)
 {
-	struct ordsched_delay_params p = { .cancelled = moved_stop_cancelled };
 	struct task_struct *stopper = NULL;
-	struct workqueue_struct *wq;
-	struct moved_stop *ms;
 	unsigned long until;
-	int ret = 0;
+	int ret;
 
-	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
-	wq = alloc_ordered_workqueue("ordsched_dt", 0);
-	if (!KT_EXPECT(t, ms && wq))
-		goto out_free;
-	moved_stop_of = ms;
-	init_completion(&ms->stopped);
-	ms->d = ordsched_delay_create(&p);
-	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
-		goto out_free;
-	ordsched_delay_task_init(&ms->task, moved_stop_fn, wq);
-	ordsched_delay_task_init(&ms->later, moved_stop_fn, wq);
-	ordsched_delay_task_init(&ms->probe, moved_stop_fn, NULL);
 	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->later, 5 * NSEC_PER_SEC));
 	ret = __moved_start(t, ms, 10 * NSEC_PER_SEC, may_retry);
 	if (ret == -ENOENT)
-		goto out_delay;
+		return ret;
 	if (ret)
 		goto out_probe;
 	stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
@@ -2746,36 +2802,18 @@ out_probe:
 		wait_for_completion(&ms->stopped);
 	unregister_kprobe(&ms->kp);
 	if (ret)
-		goto out_delay;
+		return ret;
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
 	KT_EXPECT_EQ(t, atomic_read(&ms->later_runs), 1);
 	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
 	KT_EXPECT_EQ(t, ms->later_pos, 1);
 	KT_EXPECT_EQ(t, ms->task_pos, 2);
-out_delay:
-	ordsched_delay_destroy(ms->d);
-out_free:
-	moved_stop_of = NULL;
-	if (wq)
-		destroy_workqueue(wq);
-	kfree(ms);
-	return ret;
+	return 0;
 }
 
-/* Never held (see moved_keeps_order()): again, three times at most. */
 static void stop_run_moved_order(struct ktest *t)
 {
-	unsigned int tries;
-
-	if (num_online_cpus() < 2) {
-		ktest_skip(t, "needs two CPUs");
-		return;
-	}
-	for (tries = 1; tries <= 3; tries++) {
-		if (stop_run_moved_order_round(t, tries < 3) != -ETIMEDOUT)
-			return;
-		ktest_diag(t, "the target was never held: again");
-	}
+	moved_ordered_rounds(t, stop_run_moved_order_round);
 }
 
 static int moved_sync_thread(void *data)
@@ -2947,25 +2985,13 @@ out:
  * before A's target gives it back. B must still run after A. B used to
  * be handed over at its deadline, A only once given back: behind B.
  */
-static int moved_keeps_order_round(struct ktest *t, bool may_retry)
+static int moved_keeps_order_round(struct ktest *t, struct moved_stop *ms,
+				   bool may_retry)
 {
-	struct workqueue_struct *wq;
-	struct moved_stop *ms;
-	int ret = 0;
+	int ret = __moved_start(t, ms, 2 * NSEC_PER_MSEC, may_retry);
 
-	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
-	wq = alloc_ordered_workqueue("ordsched_dt", 0);
-	if (!KT_EXPECT(t, ms && wq))
-		goto out_free;
-	moved_stop_of = ms;
-	ms->d = ordsched_delay_create(NULL);
-	if (!KT_EXPECT(t, !IS_ERR(ms->d)))
-		goto out_free;
-	ordsched_delay_task_init(&ms->task, moved_stop_fn, wq);
-	ordsched_delay_task_init(&ms->later, moved_stop_fn, wq);
-	ret = __moved_start(t, ms, 2 * NSEC_PER_MSEC, may_retry);
 	if (ret == -ENOENT)
-		goto out_delay;
+		return ret;
 	if (!ret) {
 		KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->later,
 						  4 * NSEC_PER_MSEC));
@@ -2977,41 +3003,16 @@ static int moved_keeps_order_round(struct ktest *t, bool may_retry)
 	KT_EXPECT_EQ(t, ordsched_delay_flush(ms->d), 0);
 	unregister_kprobe(&ms->kp);
 	if (ret)
-		goto out_delay;
+		return ret;
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
 	KT_EXPECT_EQ(t, ms->task_pos, 1);
 	KT_EXPECT_EQ(t, ms->later_pos, 2);
-out_delay:
-	ordsched_delay_destroy(ms->d);
-out_free:
-	moved_stop_of = NULL;
-	if (wq)
-		destroy_workqueue(wq);
-	kfree(ms);
-	return ret;
+	return 0;
 }
 
-/*
- * The ordered workqueue's worker is unbound: when it starts the task on
- * the CPU this thread was on, the hold (preemption off, and interrupts
- * too while the probe is not optimized) keeps this thread from running
- * until it gives up, unless the other CPU pulls it over: the likely
- * cause of one timeout on the debug kernel, whose log kept no more. Such
- * a round proves nothing: again, three times at most.
- */
 static void moved_keeps_order(struct ktest *t)
 {
-	unsigned int tries;
-
-	if (num_online_cpus() < 2) {
-		ktest_skip(t, "needs two CPUs");
-		return;
-	}
-	for (tries = 1; tries <= 3; tries++) {
-		if (moved_keeps_order_round(t, tries < 3) != -ETIMEDOUT)
-			return;
-		ktest_diag(t, "the target was never held: again");
-	}
+	moved_ordered_rounds(t, moved_keeps_order_round);
 }
 
 /*

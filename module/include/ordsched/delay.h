@@ -503,7 +503,9 @@ int ordsched_delay_flush(struct ordsched_delay *d);
  *
  * From the start of the call, queueings and modifies fail (return false,
  * change nothing; also those of running tasks). Tasks already handed to
- * their target run in either mode, except the moved ones in CANCEL mode.
+ * their target run in either mode, except the moved ones in CANCEL mode;
+ * in RUN mode a moved one is handed over again from the place its move
+ * took, in deadline order with the pending tasks.
  * Returns once every task queued before has run or been cancelled, and
  * every @cancelled call, a worker's included, has returned; it waits as
  * long as that takes, without logging. The scheduler is then idle, its
@@ -659,7 +661,10 @@ static inline bool ordsched_delay_cancel(struct ordsched_delay *d,
  * &struct ordsched_delay_task). The task is then the caller's, to free or
  * queue again.
  *
- * Context: process context, may sleep; not from @task's function.
+ * Context: process context, may sleep; not from @task's function, nor
+ * from the function of a task of @d that freed its task where @task now
+ * lives (the scheduler knows a running task by its address only: the
+ * call would take itself for @task's function, warn and return at once).
  * Return: true if the task was queued and has been cancelled, false if it
  * was not queued (it may have been running).
  */
