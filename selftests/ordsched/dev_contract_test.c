@@ -2739,7 +2739,7 @@ TEST_F(dom, poll_for_a_turn)
 	struct pollfd pfd;
 	struct async a;
 	struct dom d;
-	__u64 t;
+	__u64 t, start;
 	int b;
 
 	open_dom(_metadata, &d);
@@ -2754,21 +2754,29 @@ TEST_F(dom, poll_for_a_turn)
 	EXPECT_TRUE(pfd.revents & POLLIN);
 	pfd = (struct pollfd){ .fd = b, .events = POLLIN };
 	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("revents %#x", pfd.revents);
+	/*
+	 * Each poll must end woken, well before its timeout: there poll()
+	 * looks at the descriptors once more and would answer 1 anyway.
+	 */
+	start = now_ns();
 	start_poll(_metadata, &a, b, 2 * LONG_MS);
 	usleep(100 * 1000);
 	EXPECT_FALSE(async_done(&a));
 	ASSERT_EQ(0, dev_complete(d.fd, t, 1));
 	ASSERT_TRUE(async_join(&a, 3 * LONG_MS));
+	EXPECT_GT(LONG_MS * MS, now_ns() - start);
 	EXPECT_EQ(1, a.ret);
 	EXPECT_TRUE(a.revents & POLLIN);
 	pfd = (struct pollfd){ .fd = d.fd, .events = POLLIN };
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
 	/* a release hands the turn on too */
+	start = now_ns();
 	start_poll(_metadata, &a, d.fd, 2 * LONG_MS);
 	usleep(100 * 1000);
 	EXPECT_FALSE(async_done(&a));
 	close(b);
 	ASSERT_TRUE(async_join(&a, 3 * LONG_MS));
+	EXPECT_GT(LONG_MS * MS, now_ns() - start);
 	EXPECT_EQ(1, a.ret);
 	EXPECT_TRUE(a.revents & POLLIN);
 }

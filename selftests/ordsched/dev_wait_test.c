@@ -223,10 +223,14 @@ TEST_F(pair, poll_wakes_on_the_turn)
 	struct later l = { .fd = self->a, .ticket = 0, .delay_ns = 100 * MS };
 	struct pollfd pfd = { .fd = self->b, .events = POLLIN };
 	pthread_t th;
+	__u64 start;
 
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	start = now_ns();
 	ASSERT_EQ(0, pthread_create(&th, NULL, complete_later, &l));
 	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	/* Woken, not at the timeout (where poll() looks once more). */
+	EXPECT_GT(5 * SEC, now_ns() - start);
 	EXPECT_EQ(POLLIN, pfd.revents);
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, dev_wait(self->b, 1, 0));
@@ -465,7 +469,7 @@ static void holder_killed(struct __test_metadata *_metadata, int sleeping)
 {
 	int fd = dev_open(), c2p[2], p2c[2], status;
 	struct ordsched_stats st;
-	__u64 t, t0;
+	__u64 t, t0, waits;
 	pid_t pid;
 	char c = 'x';
 
@@ -497,13 +501,18 @@ static void holder_killed(struct __test_metadata *_metadata, int sleeping)
 	ASSERT_EQ(0, dev_take(fd, 1, &t));
 	ASSERT_EQ(1, t);
 	if (sleeping) {
+		ASSERT_EQ(0, dev_stats(fd, &st));
+		waits = st.waits;
 		ASSERT_EQ(1, write(p2c[1], &c, 1));
 		ASSERT_EQ(1, read(c2p[0], &c, 1));
 		ASSERT_EQ(0, dev_take(fd, 1, &t));
 		ASSERT_EQ(3, t);
-		/* Our turn comes when the child completes 0. */
-		ASSERT_EQ(0, dev_wait(fd, 1, now_ns() + 20 * SEC));
-		usleep(100000);	/* the child goes to sleep for 2 */
+		/*
+		 * The child completes 0 (our turn) and sleeps for 2 behind
+		 * our 1: counted once asleep, the one wait that sleeps.
+		 */
+		ASSERT_EQ(0, dev_waits_reach(fd, waits + 1, 20, &st));
+		EXPECT_EQ(1, st.tail);
 	} else {
 		/* The child holds the turn. */
 		EXPECT_EQ(-ETIMEDOUT, dev_wait(fd, 1, now_ns() + 50 * MS));

@@ -414,9 +414,10 @@ static void pair_poll_woken(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(pair) *self, int how)
 {
 	struct poller pl = { .fd = self->fb, .timeout_ms = 5000 };
-	__u64 t0, t1;
+	__u64 t0, t1, start;
 
 	pair_take(_metadata, self, how, &t0, &t1);
+	start = now_ns();
 	ASSERT_EQ(0, pthread_create(&pl.th, NULL, poller_fn, &pl));
 	usleep(200 * 1000);
 	EXPECT_FALSE(__atomic_load_n(&pl.done, __ATOMIC_ACQUIRE));
@@ -426,7 +427,12 @@ static void pair_poll_woken(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, u_complete_turn(&self->r, self->r.fd, t0));
 	}
 	pthread_join(pl.th, NULL);
-	/* Ready before its 5 s timeout, which would answer 0. */
+	/*
+	 * Ready well before its 5 s timeout: at the timeout poll() looks
+	 * at the descriptor once more, so without the wake-up it would
+	 * answer 1 too, then.
+	 */
+	EXPECT_GT(4 * SEC, now_ns() - start);
 	EXPECT_EQ(1, pl.ret);
 	EXPECT_TRUE(pl.revents & POLLIN);
 }
@@ -1262,13 +1268,19 @@ TEST_F(ring, ring_wait_wake_reserved_einval)
 /* "Returns 0 when the tail is @ticket", OWNED or SLEEPING. */
 TEST_F(ring, ring_wait_at_turn)
 {
-	__u64 t;
+	__u64 t, start;
 
 	ASSERT_EQ(0, u_take(&self->r, self->r.id, &t));
 	EXPECT_EQ(0, ring_wait(self->r.fd, t, 0));
 	EXPECT_EQ(0, ring_wait(self->r.fd, t, ORDSCHED_NO_DEADLINE));
 	ASSERT_TRUE(u_flag(&self->r, t, self->r.id));
-	EXPECT_EQ(0, ring_wait(self->r.fd, t, now_ns() + SEC));
+	/*
+	 * At once, not at the deadline: there the wait looks at the turn
+	 * once more and would answer 0 too.
+	 */
+	start = now_ns();
+	EXPECT_EQ(0, ring_wait(self->r.fd, t, start + 10 * SEC));
+	EXPECT_GT(SEC, now_ns() - start);
 }
 
 /* EPERM, EALREADY, EINVAL of RING_WAIT. */
@@ -1324,14 +1336,19 @@ TEST_F(pair, ring_wait_woken_by_ring_wake)
 /* "a tail moved onto @ticket before the call is seen" */
 TEST_F(ring, ring_wait_sees_tail_moved_before)
 {
-	__u64 t0, t1;
+	__u64 t0, t1, start;
 
 	ASSERT_EQ(0, u_take(&self->r, self->r.id, &t0));
 	ASSERT_EQ(0, u_take(&self->r, self->r.id, &t1));
 	ASSERT_TRUE(u_flag(&self->r, t1, self->r.id));
 	ASSERT_EQ(0, u_complete_turn(&self->r, -1, t0));	/* no wake */
-	/* 0, not ETIMEDOUT: it returned before the deadline, unwoken. */
-	EXPECT_EQ(0, ring_wait(self->r.fd, t1, now_ns() + 2 * SEC));
+	/*
+	 * 0 at once, unwoken: not at the deadline, where the wait looks at
+	 * the turn once more and would answer 0 too.
+	 */
+	start = now_ns();
+	EXPECT_EQ(0, ring_wait(self->r.fd, t1, start + 10 * SEC));
+	EXPECT_GT(SEC, now_ns() - start);
 }
 
 /* EALREADY "also when that happens during the wait". */
@@ -2004,7 +2021,7 @@ TEST_F_TIMEOUT(ring, ring_wait_ebusy_domain, 240)
 	for (i = 0; i < H; i++)
 		EXPECT_EQ(0, dev_trash(fds[i], tk[i], 1));
 	for (i = 0; i < ORDSCHED_MAX_WAITERS_DOMAIN; i++) {
-		pthread_join(w[i].th, NULL);
+		WAITER_JOIN_WOKEN(&w[i]);
 		EXPECT_EQ(-EALREADY, w[i].ret);
 	}
 	for (i = 0; i <= H; i++)
