@@ -85,6 +85,14 @@ why=
 	why="OUTPUT is not INPUT compressed"
 check stdin_file "$why"
 
+# From standard input's offset on, as gzip: a caller read a header first.
+why=
+{ head -c 1000 > /dev/null; "$pgzip" -j 4 -b 64 - "$dir/o/rest.gz"; } \
+	< "$dir/in" 2> "$dir/err" || why="exit $?"
+[ -z "$why" ] && ! gzip -dc "$dir/o/rest.gz" |
+	cmp -s - <(tail -c +1001 "$dir/in") && why="not INPUT from byte 1000 on"
+check stdin_from_its_offset "$why"
+
 # A pipe has no size to cut into chunks: refused, naming standard input.
 why=
 cat "$dir/in" | "$pgzip" -b 64 - "$dir/o/pipe.gz" 2> "$dir/err" &&

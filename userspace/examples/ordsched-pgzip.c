@@ -59,7 +59,8 @@ enum err_from { ERR_INPUT, ERR_OUTPUT, ERR_DEVICE, ERR_START };
 struct job {
 	struct ordsched *os;
 	int in, out;
-	off_t size;
+	off_t base;	/* where INPUT starts: standard input's offset */
+	off_t size;	/* from there */
 	size_t chunk;
 	uint64_t chunks;	/* at least one: an empty file gives one member */
 	int level;
@@ -129,7 +130,8 @@ static ssize_t read_chunk(struct worker *w, off_t off)
 	if ((off_t)want > w->job->size - off)
 		want = w->job->size - off;
 	while (got < want) {
-		r = pread(w->job->in, w->in + got, want - got, off + got);
+		r = pread(w->job->in, w->in + got, want - got,
+			  w->job->base + off + got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -373,7 +375,16 @@ static int open_input(struct job *job, const char *in, struct stat *st)
 			in_name(in));
 		return -1;
 	}
-	job->size = st->st_size;
+	/*
+	 * Standard input from where its offset stands, as gzip reads it (a
+	 * caller may have consumed a header); a file from its start.
+	 */
+	if (!strcmp(in, "-")) {
+		job->base = lseek(STDIN_FILENO, 0, SEEK_CUR);
+		if (job->base < 0 || job->base > st->st_size)
+			job->base = job->base < 0 ? 0 : st->st_size;
+	}
+	job->size = st->st_size - job->base;
 	return 0;
 }
 
@@ -706,7 +717,7 @@ static bool input_longer(const struct job *job)
 	char c;
 
 	do
-		r = pread(job->in, &c, 1, job->size);
+		r = pread(job->in, &c, 1, job->base + job->size);
 	while (r < 0 && errno == EINTR);
 	return r > 0;
 }
