@@ -107,12 +107,20 @@ static void kb_ran(struct kb_item *item)
 
 	item->lat_ns = min_t(u64, ktime_get_ns() - item->t_submit, U32_MAX);
 	for (i = 0; i < item->nr_keys; i++) {
-		if (run->next[item->key[i]] != item->idx[i])
+		if (READ_ONCE(run->next[item->key[i]]) != item->idx[i])
 			atomic_cmpxchg(&run->error, 0, -EILSEQ);
-		run->next[item->key[i]] = item->idx[i] + 1;
+		WRITE_ONCE(run->next[item->key[i]], item->idx[i] + 1);
 	}
 	if (run->work_ns)
 		ndelay(run->work_ns);
+	/*
+	 * Still ours: a task of the same key that started during the work
+	 * (two of a key at once, which an executor must never allow) moved
+	 * it on.
+	 */
+	for (i = 0; i < item->nr_keys; i++)
+		if (READ_ONCE(run->next[item->key[i]]) != item->idx[i] + 1)
+			atomic_cmpxchg(&run->error, 0, -EILSEQ);
 	atomic_dec(&run->inflight[item->producer]);
 	if (atomic_inc_return(&run->ran) == run->items) {
 		run->t_end = ktime_get_ns();
