@@ -131,11 +131,10 @@ int ordsched_open_flags(struct ordsched **os, unsigned int flags);
  *
  * Return: 0; -EBADF when @fd is not an open descriptor; -ENOTTY when it
  * is not an ordsched handle (an O_PATH descriptor among them; or what
- * that file answers to an ioctl(2) it
- * does not know: some devices say -EINVAL); -ENOSPC when the
- * handle would take the ring but its ring domain has no ring id left for
- * it (65,535 handles at once: the ioctl path needs one there too); as
- * ordsched_open().
+ * that file answers to an ioctl(2) it does not know: some devices say
+ * -EINVAL); -ENOSPC when the handle would take the ring but its ring
+ * domain has no ring id left for it (65,535 handles at once: the ioctl
+ * path needs one there too); as ordsched_open().
  */
 int ordsched_from_fd(int fd, struct ordsched **os);
 

@@ -186,7 +186,11 @@ static void os_set_pollable(struct ordsched *os)
 	}
 }
 
-/* An open descriptor of O_PATH (fcntl(2) works on those, ioctl(2) not). */
+/*
+ * An open descriptor of O_PATH: ioctl(2) answers it EBADF, as it answers
+ * a number that is not open, which the library must not close. Asked
+ * before the first ioctl, while the number is still the caller's.
+ */
 static bool os_is_path_fd(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -203,6 +207,11 @@ static int os_from_fd_errno(int fd, unsigned int flags, int pollable,
 	if (flags & ~ORDSCHED_OPEN_NO_RING) {
 		close(fd);
 		return -EINVAL;
+	}
+	/* Adopted (@pollable): maybe O_PATH; the library's own open() is not. */
+	if (pollable && os_is_path_fd(fd)) {
+		close(fd);
+		return -ENOTTY;
 	}
 	os = calloc(1, sizeof(*os));
 
@@ -242,12 +251,8 @@ out_unmap:
 out_free:
 	/*
 	 * The handshake's EBADF: @fd is no open descriptor, so there is
-	 * nothing to close, and its number may be another thread's by now;
-	 * or it is an O_PATH one, which ioctl(2) refuses so too: open, and
-	 * ours to close, but no handle.
+	 * nothing to close, and its number may be another thread's by now.
 	 */
-	if (ret == -EBADF && !os->status && os_is_path_fd(fd))
-		ret = -ENOTTY;
 	if (ret != -EBADF || os->status)
 		close(fd);
 	free(os);
