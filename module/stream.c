@@ -337,9 +337,9 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
 		list_del_init(&item->node);
 		stream_item_debug_deactivate(item);
 		/*
-		 * Counted under the lock, as queued and ran are: the stream
-		 * may go idle the moment it is dropped, and a flush then
-		 * reads queued == ran + cancelled.
+		 * Counted under the lock, as queued is: a stream idle once
+		 * it is dropped, and destroyed, then reads queued == ran +
+		 * cancelled (ran is added by the drain as it stops).
 		 */
 		this_cpu_inc(set->stats->cancelled);
 		/* Unlinked first: pairs with the claim in stream_queue(). */

@@ -184,14 +184,27 @@ static int st_flush_thread(void *stream)
 	return ordsched_stream_flush(stream);
 }
 
+/*
+ * A set of its own: its counters tell that the killed flush's barrier
+ * was withdrawn (cancelled, not run), which @ran, counting the items'
+ * runs only, cannot.
+ */
 static void stream_flush_killable_destroy_drains(struct ktest *t)
 {
+	struct ordsched_stream_set_params sp = { .name = "killed_flush" };
 	struct st_test *st = kzalloc(sizeof(*st), GFP_KERNEL);
+	struct ordsched_stream_set *set;
+	struct ordsched_stream_stats stats;
 
 	if (!KT_EXPECT(t, st))
 		return;
+	set = ordsched_stream_set_create(&sp);
+	if (!KT_EXPECT(t, !IS_ERR(set))) {
+		kfree(st);
+		return;
+	}
 	gate_init(&st->gate);
-	ordsched_stream_init(&st->stream, NULL);
+	ordsched_stream_init(&st->stream, set);
 	ordsched_stream_item_init(&st->items[0], st_block_fn);
 	ordsched_stream_item_init(&st->items[1], st_count_fn);
 	ordsched_stream_item_init(&st->items[2], st_chain_fn);
@@ -203,6 +216,12 @@ static void stream_flush_killable_destroy_drains(struct ktest *t)
 	gate_open_later(&st->gate, 100);
 	ordsched_stream_destroy(&st->stream);
 	KT_EXPECT_EQ(t, atomic_read(&st->ran), 3);
+	/* Items 0, 2, 1 again, and the barrier: only that one cancelled. */
+	ordsched_stream_set_get_stats(set, &stats);
+	KT_EXPECT_EQ(t, stats.queued, 4);
+	KT_EXPECT_EQ(t, stats.cancelled, 1);
+	KT_EXPECT_EQ(t, stats.ran, 3);
+	ordsched_stream_set_destroy(set);
 	flush_delayed_work(&st->gate.opener);
 	kfree(st);
 }

@@ -496,16 +496,25 @@ static int cancel_thread(void *data, unsigned int idx)
 	return 0;
 }
 
+/*
+ * On a set of its own, whose counters must agree with what the items saw
+ * once the streams are destroyed: queued = ran + cancelled, with cancels
+ * racing the drains.
+ */
 static void cancel_race(struct ktest *t)
 {
+	struct ordsched_stream_set_params sp = { .name = "cancel_race" };
 	unsigned int i, ran = 0, cancelled = 0, bad = 0;
+	struct ordsched_stream_set *set = NULL;
+	struct ordsched_stream_stats st;
 	struct cancel *c;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!KT_EXPECT(t, c))
 		return;
 	c->items = vcalloc(CANCEL_ITEMS, sizeof(*c->items));
-	if (!KT_EXPECT(t, c->items))
+	set = ordsched_stream_set_create(&sp);
+	if (!KT_EXPECT(t, c->items && !IS_ERR(set)))
 		goto out;
 	for (i = 0; i < CANCEL_ITEMS; i++) {
 		ordsched_stream_item_init(&c->items[i].item, cancel_fn);
@@ -513,7 +522,7 @@ static void cancel_race(struct ktest *t)
 		c->items[i].idx = i;
 	}
 	for (i = 0; i < CANCEL_STREAMS; i++) {
-		ordsched_stream_init(&c->streams[i], NULL);
+		ordsched_stream_init(&c->streams[i], set);
 		c->last[i] = -1;
 	}
 	KT_EXPECT_EQ(t, kt_run_threads(1 + num_online_cpus(), cancel_thread, c), 0);
@@ -531,9 +540,15 @@ static void cancel_race(struct ktest *t)
 	KT_EXPECT_EQ(t, bad, 0);
 	KT_EXPECT_EQ(t, atomic_read(&c->misorders), 0);
 	KT_EXPECT(t, cancelled > 0);
+	ordsched_stream_set_get_stats(set, &st);
+	KT_EXPECT_EQ(t, st.queued, CANCEL_ITEMS);
+	KT_EXPECT_EQ(t, st.ran, ran);
+	KT_EXPECT_EQ(t, st.cancelled, cancelled);
 	ktest_diag(t, "%u items: %u ran, %u cancelled", CANCEL_ITEMS, ran,
 		   cancelled);
 out:
+	if (!IS_ERR_OR_NULL(set))
+		ordsched_stream_set_destroy(set);
 	vfree(c->items);
 	kfree(c);
 }
@@ -625,9 +640,22 @@ out:
 	plug_fini(&plug);
 }
 
+struct plug_later {
+	struct delayed_work dw;
+	struct plug *plug;
+};
+
+static void plug_later_fn(struct work_struct *work)
+{
+	plug_release(container_of(to_delayed_work(work), struct plug_later,
+				  dw)->plug);
+}
+
 /*
  * Destroy with items pending runs them, in order, minus those cancelled;
- * cancel says false for an item that ran or was never queued.
+ * cancel says false for an item never queued or already cancelled. The
+ * plug goes 100 ms after destroy is called, so that destroy finds every
+ * item still pending (and returns only once they ran).
  */
 static void destroy_runs_pending(struct ktest *t)
 {
@@ -636,6 +664,7 @@ static void destroy_runs_pending(struct ktest *t)
 	struct ordsched_stream_set *set;
 	struct ordsched_stream *stream;
 	atomic_t pos = ATOMIC_INIT(0);
+	struct plug_later later;
 	struct plug plug;
 	unsigned int i;
 
@@ -656,8 +685,12 @@ static void destroy_runs_pending(struct ktest *t)
 	KT_EXPECT(t, ordsched_stream_cancel(stream, &items[3].item));
 	KT_EXPECT(t, ordsched_stream_cancel(stream, &items[7].item));
 	KT_EXPECT(t, !ordsched_stream_cancel(stream, &items[7].item));
-	plug_release(&plug);
+	later.plug = &plug;
+	INIT_DELAYED_WORK_ONSTACK(&later.dw, plug_later_fn);
+	schedule_delayed_work(&later.dw, msecs_to_jiffies(100));
 	ordsched_stream_destroy(stream);
+	flush_delayed_work(&later.dw);
+	destroy_delayed_work_on_stack(&later.dw);
 
 	KT_EXPECT_EQ(t, atomic_read(&pos), ARRAY_SIZE(items) - 2);
 	for (i = 0; i < atomic_read(&pos); i++)

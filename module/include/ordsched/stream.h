@@ -24,10 +24,11 @@
  * directory shared by its streams. A NULL set is ordsched's default set:
  * ordsched's own unbound workqueue and the default budget.
  *
- * Contexts: queue and cancel in any context, hard interrupt included;
- * init in any context; flush, destroy and the set's create and destroy
- * in process context. Items run in process context in a worker of the
- * set's workqueue and may sleep.
+ * Contexts: queue and cancel in any context, hard interrupt included
+ * (not NMI: they take the stream's lock); init in any context but NMI;
+ * flush, destroy and the set's create and destroy in process context.
+ * Items run in process context in a worker of the set's workqueue and
+ * may sleep.
  * Ordering: stores before ordsched_stream_queue() are visible to the
  * item; an item sees everything the earlier items of its stream stored.
  * Lifecycle: as every part of ordsched (see <ordsched.h>): flush waits
@@ -153,7 +154,10 @@ void ordsched_stream_set_destroy(struct ordsched_stream_set *set);
  * @stats: where to store them
  *
  * The counters are per CPU and summed here: each is exact once the set's
- * streams are idle.
+ * streams are idle. A drain adds the items it ran to @ran when it stops
+ * or requeues, not one by one: after a flush returns, @ran may still
+ * miss the items of the drain under way (the flush's barrier among
+ * them); once the set's streams are destroyed it misses none.
  *
  * Context: any context.
  */
@@ -166,7 +170,12 @@ void ordsched_stream_set_get_stats(const struct ordsched_stream_set *set,
  *	initialized with INIT_WORK())
  * @set: the stream set it belongs to (NULL: ordsched's default set)
  *
- * Context: any context.
+ * Each init counts the stream in @set until its ordsched_stream_destroy():
+ * pair them one to one (an idle stream initialized again, to move it to
+ * another set, is destroyed first), or ordsched_stream_set_destroy()
+ * finds the set still in use.
+ *
+ * Context: any context but NMI.
  */
 void ordsched_stream_init(struct ordsched_stream *stream,
 			  struct ordsched_stream_set *set);
@@ -220,7 +229,7 @@ void ordsched_stream_item_init(struct ordsched_stream_item *item,
  * or several, one queues it. Once the item has started (or was
  * cancelled) it may be queued again, on any stream.
  *
- * Context: any context, hard interrupt included.
+ * Context: any context, hard interrupt included; not NMI.
  * Return: true, or false if @item was already queued.
  */
 bool ordsched_stream_queue(struct ordsched_stream *stream,
@@ -237,7 +246,7 @@ bool ordsched_stream_queue(struct ordsched_stream *stream,
  * false. An item is never both run and reported
  * cancelled. Cancel does not wait for a running item.
  *
- * Context: any context, hard interrupt included.
+ * Context: any context, hard interrupt included; not NMI.
  * Return: true if the item was removed.
  */
 bool ordsched_stream_cancel(struct ordsched_stream *stream,
@@ -248,7 +257,7 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
  * @stream: the stream
  *
  * Queues a barrier item and waits for it: every item queued before the
- * call has run (or was cancelled) when this returns. Items queued later
+ * call has run (or was cancelled) when this returns 0. Items queued later
  * are not waited for. An idle stream returns at once. The wait is
  * killable: an item that never returns would otherwise hold the caller
  * forever. Must not be called from an item of @stream, nor from an item of
@@ -257,7 +266,8 @@ bool ordsched_stream_cancel(struct ordsched_stream *stream,
  * barrier would wait behind the caller.
  *
  * Context: process context, may sleep.
- * Return: 0, or -EINTR if a fatal signal came first.
+ * Return: 0, or -EINTR if a fatal signal came first (the barrier is then
+ * withdrawn or waited for; earlier items may still be pending).
  */
 int ordsched_stream_flush(struct ordsched_stream *stream);
 
