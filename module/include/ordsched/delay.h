@@ -663,8 +663,9 @@ static inline bool ordsched_delay_cancel(struct ordsched_delay *d,
  *
  * Context: process context, may sleep; not from @task's function, nor
  * from the function of a task of @d that freed its task where @task now
- * lives (the scheduler knows a running task by its address only: the
- * call would take itself for @task's function, warn and return at once).
+ * lives (the scheduler knows a running task by its address only, and
+ * the call would take itself for @task's function: it would cancel
+ * @task if queued, warn, and return without waiting for a run of @task).
  * Return: true if the task was queued and has been cancelled, false if it
  * was not queued (it may have been running).
  */
