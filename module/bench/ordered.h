@@ -51,6 +51,8 @@ struct ob_item {
 #if IS_ENABLED(CONFIG_PADATA)
 		struct padata_priv padata;
 #endif
+		/* reorder: the ticket the producer took */
+		u64 ticket;
 	};
 };
 

@@ -6,7 +6,9 @@
  * ticket's slot of a ring, and drains: whoever holds the drain lock runs
  * the serial steps of the slots filled from the next ticket on. No
  * workqueue, no budget, no hand-off: a drainer runs as long as items come
- * ready, the simplest code that keeps the order.
+ * ready, up to a budget of 64 items, then lets go of the lock and the
+ * CPU before it looks again: the simplest code that keeps the order
+ * without holding preemption off for a whole run.
  *
  * A producer whose trylock fails leaves its item to the holder, which
  * looks at the next slot again after it unlocks: the parker stores its
@@ -18,10 +20,14 @@
  * when it is taken, and no producer waits for room.
  */
 #include <linux/log2.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
 #include "ordered.h"
+
+/* Serial steps one drainer runs before it lets go of the lock. */
+#define OB_REORDER_BUDGET	64
 
 struct ob_reorder {
 	atomic64_t ticket ____cacheline_aligned_in_smp;
@@ -59,10 +65,15 @@ static void ob_reorder_teardown(struct ob_run *run)
 	kfree(r);
 }
 
-/* Run the serial steps of the ready slots from r->next on. */
+/*
+ * Run the serial steps of the ready slots from r->next on. The serial
+ * step gets the ticket the producer took, not the drainer's count, so
+ * that its order check holds this contender to the tickets too.
+ */
 static void ob_reorder_drain(struct ob_reorder *r)
 {
 	struct ob_item *item, **slot;
+	unsigned int n;
 
 	for (;;) {
 		/* Pairs with the barrier of a parker whose trylock failed. */
@@ -70,17 +81,19 @@ static void ob_reorder_drain(struct ob_reorder *r)
 		if (!READ_ONCE(r->slot[READ_ONCE(r->next) & r->mask]) ||
 		    !spin_trylock(&r->lock))
 			return;
-		for (;;) {
+		for (n = 0; n < OB_REORDER_BUDGET; n++) {
 			slot = &r->slot[r->next & r->mask];
 			/* Pairs with the release in ob_reorder_produce(). */
 			item = smp_load_acquire(slot);
 			if (!item)
 				break;
 			WRITE_ONCE(*slot, NULL);
-			ob_serial(item, r->next);
 			WRITE_ONCE(r->next, r->next + 1);
+			ob_serial(item, item->ticket);
 		}
 		spin_unlock(&r->lock);
+		if (n == OB_REORDER_BUDGET)
+			cond_resched();
 	}
 }
 
@@ -90,6 +103,7 @@ static int ob_reorder_produce(struct ob_run *run, struct ob_item *item)
 	u64 t = atomic64_fetch_inc(&r->ticket);
 
 	ob_work(run, item);
+	item->ticket = t;
 	/* The work's stores, then the item: for the drainer. */
 	smp_store_release(&r->slot[t & r->mask], item);
 	ob_reorder_drain(r);
