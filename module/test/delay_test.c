@@ -2650,11 +2650,40 @@ static void moved_free(struct moved_stop *ms)
 	kfree(ms);
 }
 
-static void stop_run_moved(struct ktest *t)
+/*
+ * With the target held (@held), a RUN stop in a thread of its own, until
+ * it is under way (a queueing fails; one that succeeds is taken back),
+ * spinning, not sleeping, while the target is held: see kt_wait_held().
+ * Then the target is let go, the stop waited for and the probe gone.
+ */
+static void moved_stop_run(struct ktest *t, struct moved_stop *ms, bool held)
 {
 	struct task_struct *stopper = NULL;
-	struct moved_stop *ms = moved_alloc(t);
 	unsigned long until;
+
+	if (held)
+		stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
+	if (held && KT_EXPECT(t, !IS_ERR(stopper))) {
+		until = jiffies + HZ;
+		while (ordsched_delay_queue(ms->d, &ms->probe,
+					    10 * NSEC_PER_SEC)) {
+			KT_EXPECT(t, ordsched_delay_cancel(ms->d, &ms->probe));
+			if (!KT_EXPECT(t, time_before(jiffies, until)))
+				break;
+			cond_resched();
+			cpu_relax();
+		}
+		KT_EXPECT_EQ(t, atomic_read(&ms->stage), 1);
+	}
+	atomic_set(&ms->stage, 2);
+	if (!IS_ERR_OR_NULL(stopper))
+		wait_for_completion(&ms->stopped);
+	unregister_kprobe(&ms->kp);
+}
+
+static void stop_run_moved(struct ktest *t)
+{
+	struct moved_stop *ms = moved_alloc(t);
 	int ret;
 
 	if (!ms)
@@ -2662,30 +2691,7 @@ static void stop_run_moved(struct ktest *t)
 	ret = moved_start(t, ms, 10 * NSEC_PER_SEC);
 	if (ret == -ENOENT)
 		goto out_delay;
-	if (ret)
-		goto out_probe;
-	stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
-	if (!KT_EXPECT(t, !IS_ERR(stopper)))
-		goto out_probe;
-	/*
-	 * Stopped once a queueing fails; one that succeeds is taken back.
-	 * Spinning, not sleeping, while the target is held: see
-	 * kt_wait_held().
-	 */
-	until = jiffies + HZ;
-	while (ordsched_delay_queue(ms->d, &ms->probe, 10 * NSEC_PER_SEC)) {
-		KT_EXPECT(t, ordsched_delay_cancel(ms->d, &ms->probe));
-		if (!KT_EXPECT(t, time_before(jiffies, until)))
-			break;
-		cond_resched();
-		cpu_relax();
-	}
-	KT_EXPECT_EQ(t, atomic_read(&ms->stage), 1);
-out_probe:
-	atomic_set(&ms->stage, 2);
-	if (!IS_ERR_OR_NULL(stopper))
-		wait_for_completion(&ms->stopped);
-	unregister_kprobe(&ms->kp);
+	moved_stop_run(t, ms, !ret);
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
 	KT_EXPECT_EQ(t, atomic_read(&ms->cancelled), 0);
 out_delay:
@@ -2773,34 +2779,13 @@ static void moved_ordered_rounds(struct ktest *t,
 static int stop_run_moved_order_round(struct ktest *t, struct moved_stop *ms,
 				      bool may_retry)
 {
-	struct task_struct *stopper = NULL;
-	unsigned long until;
 	int ret;
 
 	KT_EXPECT(t, ordsched_delay_queue(ms->d, &ms->later, 5 * NSEC_PER_SEC));
 	ret = __moved_start(t, ms, 10 * NSEC_PER_SEC, may_retry);
 	if (ret == -ENOENT)
 		return ret;
-	if (ret)
-		goto out_probe;
-	stopper = kthread_run(moved_stop_thread, ms, "kt_delay_stop");
-	if (!KT_EXPECT(t, !IS_ERR(stopper)))
-		goto out_probe;
-	/* Stopped once a queueing fails: see stop_run_moved(). */
-	until = jiffies + HZ;
-	while (ordsched_delay_queue(ms->d, &ms->probe, 10 * NSEC_PER_SEC)) {
-		KT_EXPECT(t, ordsched_delay_cancel(ms->d, &ms->probe));
-		if (!KT_EXPECT(t, time_before(jiffies, until)))
-			break;
-		cond_resched();
-		cpu_relax();
-	}
-	KT_EXPECT_EQ(t, atomic_read(&ms->stage), 1);
-out_probe:
-	atomic_set(&ms->stage, 2);
-	if (!IS_ERR_OR_NULL(stopper))
-		wait_for_completion(&ms->stopped);
-	unregister_kprobe(&ms->kp);
+	moved_stop_run(t, ms, !ret);
 	if (ret)
 		return ret;
 	KT_EXPECT_EQ(t, atomic_read(&ms->ran), 1);
