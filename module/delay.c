@@ -1743,9 +1743,8 @@ delay_cancelled(struct ordsched_delay *d, struct ordsched_delay_task *task,
 
 /*
  * A moved task is back from its target, under d->lock, and is about to be
- * put in the tree again (or cancelled by a cancel_sync or a CANCEL
- * stop): what sorted
- * before the place of the others may be handed over. Put back with
+ * put in the tree again (or cancelled by a cancel_sync or a CANCEL stop):
+ * what sorted before the place of the others may be handed over. Put back with
  * d->lock still held, so the dispatch kicked here finds it in the tree
  * (one held back is due, so it goes in the tree, not in a wheel); one
  * still held is noted again there.

@@ -5,10 +5,10 @@
  * ticket (an atomic add), does the work itself, parks the item in the
  * ticket's slot of a ring, and drains: whoever holds the drain lock runs
  * the serial steps of the slots filled from the next ticket on. No
- * workqueue, no budget, no hand-off: a drainer runs as long as items come
- * ready, up to a budget of 64 items, then lets go of the lock and the
- * CPU before it looks again: the simplest code that keeps the order
- * without holding preemption off for a whole run.
+ * workqueue and no hand-off: a drainer runs as long as items come ready,
+ * 64 at a time, letting go of the lock and the CPU between them: the
+ * simplest code that keeps the order without holding preemption off for
+ * a whole run.
  *
  * A producer whose trylock fails leaves its item to the holder, which
  * looks at the next slot again after it unlocks: the parker stores its

@@ -381,8 +381,10 @@ static int open_input(struct job *job, const char *in, struct stat *st)
 	 */
 	if (!strcmp(in, "-")) {
 		job->base = lseek(STDIN_FILENO, 0, SEEK_CUR);
-		if (job->base < 0 || job->base > st->st_size)
-			job->base = job->base < 0 ? 0 : st->st_size;
+		if (job->base < 0)
+			job->base = 0;
+		if (job->base > st->st_size)
+			job->base = st->st_size;
 	}
 	job->size = st->st_size - job->base;
 	return 0;
