@@ -592,16 +592,23 @@ static void *wait_long(void *arg)
 /*
  * Probe with short waits until one answers EBUSY: 0, or the last answer.
  * The 128 sleepers of a handle take a while to be created and queued in
- * an emulated guest on a loaded host: 5 s were once not enough.
+ * an emulated guest on a loaded host: 5 s were once not enough. A probe
+ * that slept took a sleeper's room for its 10 ms; the next one waits
+ * 20 ms first, or a sleeper that got EBUSY meanwhile and retries every
+ * millisecond can find the room taken by probe after probe (seen once:
+ * 30 s of it on 6.12).
  */
 static int wait_busy(int fd, __u64 t)
 {
 	__u64 end = now_ns() + 30 * SEC;
 	int ret;
 
-	do {
+	for (;;) {
 		ret = dev_wait(fd, t, now_ns() + 10 * MS);
-	} while (ret == -ETIMEDOUT && now_ns() < end);
+		if (ret != -ETIMEDOUT || now_ns() >= end)
+			break;
+		usleep(20 * 1000);
+	}
 	return ret == -EBUSY ? 0 : ret ? ret : -EINVAL;
 }
 
